@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * mltcp_dcqcn.h - DCQCN (Zhu et al., SIGCOMM 2015) in integer arithmetic,
+ * with the MLTCP gain scaling its additive and hyper increase steps.
+ *
+ * Reaction point (sender, per flow/QP):
+ *   CNP:          alpha <- (1-g) alpha + g;  R_T <- R_C;
+ *                 R_C <- max(R_C (1 - alpha/2), R_min);  stages reset
+ *   alpha timer:  alpha <- (1-g) alpha, per period without CNP
+ *   increase:     on each rate-timer expiry and each byte-counter expiry
+ *                 fast recovery while both stage counters <= F,
+ *                 hyper increase (R_T += F_mltcp * R_HAI) when both are > F,
+ *                 additive increase (R_T += F_mltcp * R_AI) otherwise;
+ *                 then R_T <- min(R_T, line rate), R_C <- (R_T + R_C) / 2.
+ * Notification point (receiver): at most one CNP per interval per flow.
+ *
+ * Differs from the paper's pseudo-code: alpha is kept with 20 fractional bits
+ * instead of 10 (with 10 bits and g = 1/256, alpha - alpha/256 stops decaying
+ * below 0.25); the hyper increase adds a constant R_HAI per step, as NIC
+ * firmware and the common ns-3 model do; many elapsed timer periods are
+ * applied in closed form (alpha) or up to MLTCP_DCQCN_MAX_CATCHUP steps
+ * (rate), so every call is bounded.
+ */
+#ifndef MLTCP_DCQCN_H
+#define MLTCP_DCQCN_H
+
+#include "mltcp_compat.h"
+#include "mltcp_params.h"
+
+#define MLTCP_DCQCN_ALPHA_SHIFT		20
+#define MLTCP_DCQCN_ALPHA_ONE		(1U << MLTCP_DCQCN_ALPHA_SHIFT)
+#define MLTCP_DCQCN_MAX_CATCHUP		64U	/* increase steps per call */
+
+/* Defaults: the DCQCN paper's 40 Gbit/s settings (see docs/design.md). */
+#define MLTCP_DCQCN_DEF_LINE_BPS	40000000000ULL	/* 40 Gbit/s */
+#define MLTCP_DCQCN_DEF_MIN_BPS		100000000ULL	/* 100 Mbit/s */
+#define MLTCP_DCQCN_DEF_RAI_BPS		40000000ULL	/* 40 Mbit/s */
+#define MLTCP_DCQCN_DEF_RHAI_BPS	200000000ULL	/* 200 Mbit/s */
+#define MLTCP_DCQCN_DEF_BYTE_COUNTER	(10ULL * 1000 * 1000)	/* 10 MB */
+#define MLTCP_DCQCN_DEF_G_INV		256U	/* g = 1/256 */
+#define MLTCP_DCQCN_DEF_ALPHA_US	55U
+#define MLTCP_DCQCN_DEF_RATE_US		55U
+#define MLTCP_DCQCN_DEF_FR_STAGES	5U
+#define MLTCP_DCQCN_DEF_CNP_US		50U
+
+/* Ranges enforced by mltcp_dcqcn_params_validate(). */
+#define MLTCP_DCQCN_LINE_BPS_MIN	1000000ULL		/* 1 Mbit/s */
+#define MLTCP_DCQCN_LINE_BPS_MAX	1600000000000ULL	/* 1.6 Tbit/s */
+#define MLTCP_DCQCN_G_INV_MIN		2U
+#define MLTCP_DCQCN_G_INV_MAX		65536U
+#define MLTCP_DCQCN_TIMER_US_MIN	1U
+#define MLTCP_DCQCN_TIMER_US_MAX	1000000U	/* 1 s */
+#define MLTCP_DCQCN_FR_STAGES_MAX	64U
+#define MLTCP_DCQCN_BYTE_COUNTER_MIN	1024ULL
+#define MLTCP_DCQCN_BYTE_COUNTER_MAX	(1ULL << 40)
+
+struct mltcp_dcqcn_params {
+	__u64 line_rate_bps;	/* R_C and R_T never exceed this */
+	__u64 min_rate_bps;	/* a cut never goes below this */
+	__u64 rai_bps;		/* additive increase step R_AI */
+	__u64 rhai_bps;		/* hyper increase step R_HAI */
+	__u64 byte_counter;	/* bytes per byte-counter expiry */
+	__u32 g_inv;		/* alpha EWMA gain is 1/g_inv */
+	__u32 alpha_timer_us;	/* alpha decay period */
+	__u32 rate_timer_us;	/* rate increase period */
+	__u32 fr_stages;	/* fast recovery stages F */
+	__u32 cnp_interval_us;	/* notification point: min gap between CNPs */
+	__u32 pad;
+};
+
+struct mltcp_dcqcn_rp {
+	__u64 rate_cur_bps;	/* R_C: the rate the sender paces at */
+	__u64 rate_target_bps;	/* R_T */
+	__u64 bytes_since_inc;	/* bytes toward the next byte-counter expiry */
+	__u64 last_alpha_us;	/* start of the current alpha period */
+	__u64 last_rate_us;	/* start of the current rate-timer period */
+	__u32 alpha;		/* ALPHA units */
+	__u32 timer_stage;	/* rate-timer expiries since the last cut */
+	__u32 byte_stage;	/* byte-counter expiries since the last cut */
+	__u32 cnps;		/* CNPs received (statistic) */
+};
+
+struct mltcp_dcqcn_np {
+	__u64 last_cnp_us;
+	__u32 sent_any;
+	__u32 pad;
+};
+
+enum mltcp_dcqcn_param_error {
+	MLTCP_DCQCN_PARAM_OK = 0,
+	MLTCP_DCQCN_PARAM_BAD_LINE_RATE,
+	MLTCP_DCQCN_PARAM_BAD_MIN_RATE,
+	MLTCP_DCQCN_PARAM_BAD_STEP,
+	MLTCP_DCQCN_PARAM_BAD_BYTE_COUNTER,
+	MLTCP_DCQCN_PARAM_BAD_G,
+	MLTCP_DCQCN_PARAM_BAD_TIMER,
+	MLTCP_DCQCN_PARAM_BAD_FR_STAGES,
+};
+
+MLTCP_INLINE void mltcp_dcqcn_params_default(struct mltcp_dcqcn_params *p)
+{
+	p->line_rate_bps = MLTCP_DCQCN_DEF_LINE_BPS;
+	p->min_rate_bps = MLTCP_DCQCN_DEF_MIN_BPS;
+	p->rai_bps = MLTCP_DCQCN_DEF_RAI_BPS;
+	p->rhai_bps = MLTCP_DCQCN_DEF_RHAI_BPS;
+	p->byte_counter = MLTCP_DCQCN_DEF_BYTE_COUNTER;
+	p->g_inv = MLTCP_DCQCN_DEF_G_INV;
+	p->alpha_timer_us = MLTCP_DCQCN_DEF_ALPHA_US;
+	p->rate_timer_us = MLTCP_DCQCN_DEF_RATE_US;
+	p->fr_stages = MLTCP_DCQCN_DEF_FR_STAGES;
+	p->cnp_interval_us = MLTCP_DCQCN_DEF_CNP_US;
+	p->pad = 0;
+}
+
+MLTCP_INLINE enum mltcp_dcqcn_param_error
+mltcp_dcqcn_params_validate(const struct mltcp_dcqcn_params *p)
+{
+	if (p->line_rate_bps < MLTCP_DCQCN_LINE_BPS_MIN ||
+	    p->line_rate_bps > MLTCP_DCQCN_LINE_BPS_MAX)
+		return MLTCP_DCQCN_PARAM_BAD_LINE_RATE;
+	if (p->min_rate_bps == 0 || p->min_rate_bps > p->line_rate_bps)
+		return MLTCP_DCQCN_PARAM_BAD_MIN_RATE;
+	if (p->rai_bps == 0 || p->rai_bps > p->line_rate_bps ||
+	    p->rhai_bps < p->rai_bps || p->rhai_bps > p->line_rate_bps)
+		return MLTCP_DCQCN_PARAM_BAD_STEP;
+	if (p->byte_counter < MLTCP_DCQCN_BYTE_COUNTER_MIN ||
+	    p->byte_counter > MLTCP_DCQCN_BYTE_COUNTER_MAX)
+		return MLTCP_DCQCN_PARAM_BAD_BYTE_COUNTER;
+	if (p->g_inv < MLTCP_DCQCN_G_INV_MIN || p->g_inv > MLTCP_DCQCN_G_INV_MAX)
+		return MLTCP_DCQCN_PARAM_BAD_G;
+	if (p->alpha_timer_us < MLTCP_DCQCN_TIMER_US_MIN ||
+	    p->alpha_timer_us > MLTCP_DCQCN_TIMER_US_MAX ||
+	    p->rate_timer_us < MLTCP_DCQCN_TIMER_US_MIN ||
+	    p->rate_timer_us > MLTCP_DCQCN_TIMER_US_MAX ||
+	    p->cnp_interval_us > MLTCP_DCQCN_TIMER_US_MAX)
+		return MLTCP_DCQCN_PARAM_BAD_TIMER;
+	if (p->fr_stages > MLTCP_DCQCN_FR_STAGES_MAX)
+		return MLTCP_DCQCN_PARAM_BAD_FR_STAGES;
+	return MLTCP_DCQCN_PARAM_OK;
+}
+
+#if !defined(__bpf__)
+MLTCP_INLINE const char *
+mltcp_dcqcn_params_reason(enum mltcp_dcqcn_param_error e)
+{
+	switch (e) {
+	case MLTCP_DCQCN_PARAM_OK:
+		return "ok";
+	case MLTCP_DCQCN_PARAM_BAD_LINE_RATE:
+		return "line rate must be in [1 Mbit/s, 1.6 Tbit/s]";
+	case MLTCP_DCQCN_PARAM_BAD_MIN_RATE:
+		return "min rate must be in [1 bit/s, line rate]";
+	case MLTCP_DCQCN_PARAM_BAD_STEP:
+		return "R_AI must be in [1 bit/s, line rate] and R_HAI in [R_AI, line rate]";
+	case MLTCP_DCQCN_PARAM_BAD_BYTE_COUNTER:
+		return "byte counter must be in [1 KiB, 1 TiB]";
+	case MLTCP_DCQCN_PARAM_BAD_G:
+		return "1/g must be in [2, 65536]";
+	case MLTCP_DCQCN_PARAM_BAD_TIMER:
+		return "alpha and rate timers must be in [1 us, 1 s], CNP interval in [0, 1 s]";
+	case MLTCP_DCQCN_PARAM_BAD_FR_STAGES:
+		return "fast recovery stages must be in [0, 64]";
+	}
+	return "unknown DCQCN parameter error";
+}
+#endif
+
+MLTCP_INLINE void mltcp_dcqcn_rp_init(struct mltcp_dcqcn_rp *rp,
+				      const struct mltcp_dcqcn_params *p,
+				      __u64 now_us)
+{
+	rp->rate_cur_bps = p->line_rate_bps;
+	rp->rate_target_bps = p->line_rate_bps;
+	rp->bytes_since_inc = 0;
+	rp->last_alpha_us = now_us;
+	rp->last_rate_us = now_us;
+	rp->alpha = MLTCP_DCQCN_ALPHA_ONE;
+	rp->timer_stage = 0;
+	rp->byte_stage = 0;
+	rp->cnps = 0;
+}
+
+/* alpha * (1 - 1/g_inv)^n, by squaring: at most 64 rounds for any n. */
+MLTCP_INLINE __u32 mltcp_dcqcn_alpha_decay(__u32 alpha, __u32 g_inv, __u64 n)
+{
+	__u64 one = MLTCP_DCQCN_ALPHA_ONE;
+	__u64 base, factor = one;
+	__u32 i;
+
+	if (g_inv == 0)
+		return alpha;
+	base = one - MLTCP_DIV64(one, (__u64)g_inv);
+	for (i = 0; i < 64 && n; i++) {
+		if (n & 1)
+			factor = (factor * base) >> MLTCP_DCQCN_ALPHA_SHIFT;
+		base = (base * base) >> MLTCP_DCQCN_ALPHA_SHIFT;
+		n >>= 1;
+	}
+	return (__u32)(((__u64)alpha * factor) >> MLTCP_DCQCN_ALPHA_SHIFT);
+}
+
+/* A step of `step_bps` scaled by the MLTCP gain (GAIN units). */
+MLTCP_INLINE __u64 mltcp_dcqcn_scaled_step(__u64 step_bps, __u32 gain)
+{
+	return mltcp_mul_sat_u64(step_bps, gain) >> MLTCP_GAIN_SHIFT;
+}
+
+/* One rate-increase event (timer or byte counter, after its stage++). */
+MLTCP_INLINE void mltcp_dcqcn_increase(struct mltcp_dcqcn_rp *rp,
+				       const struct mltcp_dcqcn_params *p,
+				       __u32 gain)
+{
+	__u64 rt = rp->rate_target_bps;
+	__u32 fr = p->fr_stages;
+
+	if (rp->timer_stage > fr && rp->byte_stage > fr)
+		rt = mltcp_add_sat_u64(rt, mltcp_dcqcn_scaled_step(p->rhai_bps, gain));
+	else if (rp->timer_stage > fr || rp->byte_stage > fr)
+		rt = mltcp_add_sat_u64(rt, mltcp_dcqcn_scaled_step(p->rai_bps, gain));
+	rp->rate_target_bps = mltcp_min_u64(rt, p->line_rate_bps);
+	rp->rate_cur_bps = (rp->rate_target_bps >> 1) + (rp->rate_cur_bps >> 1) +
+			   (rp->rate_target_bps & rp->rate_cur_bps & 1);
+	rp->rate_cur_bps = mltcp_clamp_u64(rp->rate_cur_bps, p->min_rate_bps,
+					   p->line_rate_bps);
+}
+
+/* Number of whole periods from *start to now; advances *start by them. */
+MLTCP_INLINE __u64 mltcp_dcqcn_periods(__u64 *start, __u64 now_us,
+				       __u32 period_us)
+{
+	__u64 n;
+
+	if (period_us == 0 || now_us <= *start)
+		return 0;	/* clock went backwards: no time passed */
+	n = MLTCP_DIV64(now_us - *start, (__u64)period_us);
+	*start += n * period_us;
+	return n;
+}
+
+/* Let time pass: alpha decay and rate-timer increases up to now_us. */
+MLTCP_INLINE void mltcp_dcqcn_advance(struct mltcp_dcqcn_rp *rp,
+				      const struct mltcp_dcqcn_params *p,
+				      __u64 now_us, __u32 gain)
+{
+	__u64 n = mltcp_dcqcn_periods(&rp->last_alpha_us, now_us,
+				      p->alpha_timer_us);
+	__u32 i;
+
+	if (n)
+		rp->alpha = mltcp_dcqcn_alpha_decay(rp->alpha, p->g_inv, n);
+
+	n = mltcp_dcqcn_periods(&rp->last_rate_us, now_us, p->rate_timer_us);
+	n = mltcp_min_u64(n, MLTCP_DCQCN_MAX_CATCHUP);
+	for (i = 0; i < MLTCP_DCQCN_MAX_CATCHUP && i < n; i++) {
+		if (rp->timer_stage < MLTCP_U32_MAX)
+			rp->timer_stage++;
+		mltcp_dcqcn_increase(rp, p, gain);
+	}
+}
+
+/* The sender transmitted `bytes`: byte-counter increases. */
+MLTCP_INLINE void mltcp_dcqcn_on_sent(struct mltcp_dcqcn_rp *rp,
+				      const struct mltcp_dcqcn_params *p,
+				      __u64 bytes, __u32 gain)
+{
+	__u64 bc = p->byte_counter ? p->byte_counter : 1;
+	__u32 i;
+
+	rp->bytes_since_inc = mltcp_add_sat_u64(rp->bytes_since_inc, bytes);
+	for (i = 0; i < MLTCP_DCQCN_MAX_CATCHUP && rp->bytes_since_inc >= bc; i++) {
+		rp->bytes_since_inc -= bc;
+		if (rp->byte_stage < MLTCP_U32_MAX)
+			rp->byte_stage++;
+		mltcp_dcqcn_increase(rp, p, gain);
+	}
+	if (rp->bytes_since_inc >= bc)	/* beyond the per-call bound */
+		rp->bytes_since_inc -= MLTCP_DIV64(rp->bytes_since_inc, bc) * bc;
+}
+
+/* A CNP arrived: update alpha, remember the target, cut the rate. */
+MLTCP_INLINE void mltcp_dcqcn_on_cnp(struct mltcp_dcqcn_rp *rp,
+				     const struct mltcp_dcqcn_params *p,
+				     __u64 now_us)
+{
+	__u64 alpha = rp->alpha;
+	__u64 cut;
+
+	if (p->g_inv)
+		alpha = alpha - MLTCP_DIV64(alpha, (__u64)p->g_inv) +
+			MLTCP_DIV64((__u64)MLTCP_DCQCN_ALPHA_ONE, (__u64)p->g_inv);
+	rp->alpha = (__u32)mltcp_min_u64(alpha, MLTCP_DCQCN_ALPHA_ONE);
+
+	rp->rate_target_bps = rp->rate_cur_bps;
+	/* rate <= 2^41 and alpha <= 2^20: the product fits; saturate anyway. */
+	cut = mltcp_mul_sat_u64(rp->rate_cur_bps, rp->alpha) >>
+	      (MLTCP_DCQCN_ALPHA_SHIFT + 1);
+	rp->rate_cur_bps = mltcp_max_u64(rp->rate_cur_bps - cut, p->min_rate_bps);
+
+	rp->timer_stage = 0;
+	rp->byte_stage = 0;
+	rp->bytes_since_inc = 0;
+	rp->last_alpha_us = now_us;
+	rp->last_rate_us = now_us;
+	if (rp->cnps < MLTCP_U32_MAX)
+		rp->cnps++;
+}
+
+MLTCP_INLINE void mltcp_dcqcn_np_init(struct mltcp_dcqcn_np *np)
+{
+	np->last_cnp_us = 0;
+	np->sent_any = 0;
+	np->pad = 0;
+}
+
+/* A CE-marked packet arrived: returns 1 if a CNP should be sent now. */
+MLTCP_INLINE int mltcp_dcqcn_np_on_ce(struct mltcp_dcqcn_np *np,
+				      const struct mltcp_dcqcn_params *p,
+				      __u64 now_us)
+{
+	if (np->sent_any && now_us >= np->last_cnp_us &&
+	    now_us - np->last_cnp_us < p->cnp_interval_us)
+		return 0;
+	np->last_cnp_us = now_us;
+	np->sent_any = 1;
+	return 1;
+}
+
+#endif /* MLTCP_DCQCN_H */

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * mltcp_iter.h - per-flow iteration tracking and the MLTCP gain F.
+ *
+ * A training flow sends a burst of bytes per iteration, separated by the
+ * compute phase's silence.  The tracker counts the bytes acknowledged in the
+ * current iteration, learns how many bytes an iteration has, and finds
+ * iteration boundaries either from idle gaps (detection) or from an explicit
+ * "an iteration of N bytes starts now" hint from the application.
+ *
+ * The state is 40 bytes so that it fits in inet_csk_ca() next to CUBIC's own
+ * 64 bytes of state (ICSK_CA_PRIV_SIZE is 104 on 6.x kernels).
+ *
+ * Differs from the MLTCP paper, which assumes bytes per iteration is given:
+ * here it is learned (robust to one odd iteration), boundaries are detected
+ * with a threshold that adapts to the flow, and a flow without iteration
+ * structure gets the neutral gain, i.e. behaves exactly like its base
+ * algorithm.  docs/design.md describes every rule.
+ */
+#ifndef MLTCP_ITER_H
+#define MLTCP_ITER_H
+
+#include "mltcp_compat.h"
+#include "mltcp_params.h"
+
+/* An idle gap shorter than the threshold is an intra-phase pause (e.g. between
+ * DDP buckets); the threshold stays at least this multiple of their EWMA. */
+#define MLTCP_GAP_MULT		2U
+#define MLTCP_GAP_EWMA_SHIFT	2	/* EWMA weight 1/4 */
+/* A new iteration size within [E/2, 2E] of the estimate E updates it with
+ * weight 1/4; anything else is an outlier, accepted only when it repeats. */
+#define MLTCP_LEARN_EWMA_SHIFT	2
+#define MLTCP_LEARN_BAND	2U
+/* An iteration running past this multiple of the learned size has lost its
+ * structure (e.g. a bulk transfer): the gain goes back to neutral. */
+#define MLTCP_OVERRUN_MULT	2U
+/* A jump of the cumulative acked counter above this is taken as the counter
+ * restarting (new socket state, wrap of the 32-bit snapshot), not as progress. */
+#define MLTCP_MAX_ACK_DELTA	(1U << 30)
+
+#define MLTCP_RATIO_NONE	MLTCP_U32_MAX	/* no iteration structure */
+
+enum mltcp_iter_flags {
+	MLTCP_F_HINTED	= 1 << 0,	/* application hints drive boundaries */
+	MLTCP_F_OUTLIER	= 1 << 1,	/* last closed iteration was an outlier */
+	MLTCP_F_STARTED	= 1 << 2,	/* snapshot and clock are initialised */
+};
+
+struct mltcp_iter {
+	__u64 iter_bytes;	/* bytes acked since the current iteration began */
+	__u64 bytes_per_iter;	/* learned or hinted iteration size, 0 = unknown */
+	__u32 acked_snap;	/* low 32 bits of the acked counter at last update */
+	__u32 last_active_us;	/* last ack or transmit start, wraps */
+	__u32 gap_ewma_us;	/* EWMA of idle gaps that were not boundaries */
+	__u32 iterations;	/* completed iterations (detected + hinted) */
+	__u32 hinted;		/* of which started by a hint */
+	__u8 flags;		/* enum mltcp_iter_flags */
+	__u8 pad[3];
+};
+
+/* Microseconds from a to b on a wrapping 32-bit clock; 0 if b is before a. */
+MLTCP_INLINE __u32 mltcp_elapsed_us(__u32 a, __u32 b)
+{
+	__u32 d = b - a;
+
+	return d > (MLTCP_U32_MAX >> 1) ? 0 : d;
+}
+
+MLTCP_INLINE void mltcp_iter_init(struct mltcp_iter *it, __u64 acked_total,
+				  __u32 now_us)
+{
+	it->iter_bytes = 0;
+	it->bytes_per_iter = 0;
+	it->acked_snap = (__u32)acked_total;
+	it->last_active_us = now_us;
+	it->gap_ewma_us = 0;
+	it->iterations = 0;
+	it->hinted = 0;
+	it->flags = MLTCP_F_STARTED;
+	it->pad[0] = it->pad[1] = it->pad[2] = 0;
+}
+
+/*
+ * Fold the cumulative acked counter (the kernel's tcp_sock->bytes_acked) into
+ * the current iteration; returns the new bytes.  Only the counter's low 32
+ * bits are kept, so calls must come at least once per 1 GB of progress, which
+ * any per-ack hook does.
+ */
+MLTCP_INLINE __u32 mltcp_iter_account(struct mltcp_iter *it, __u64 acked_total)
+{
+	__u32 delta = (__u32)acked_total - it->acked_snap;
+
+	it->acked_snap = (__u32)acked_total;
+	if (!(it->flags & MLTCP_F_STARTED)) {
+		it->flags |= MLTCP_F_STARTED;
+		delta = 0;
+	}
+	if (delta > MLTCP_MAX_ACK_DELTA)
+		delta = 0;	/* counter restarted: resynchronise */
+	it->iter_bytes = mltcp_add_sat_u64(it->iter_bytes, delta);
+	return delta;
+}
+
+/* An ack arrived: account its bytes; progress marks the flow active. */
+MLTCP_INLINE void mltcp_iter_on_ack(struct mltcp_iter *it, __u64 acked_total,
+				    __u32 now_us)
+{
+	if (mltcp_iter_account(it, acked_total))
+		it->last_active_us = now_us;
+}
+
+/* Idle gap that separates two iterations for this flow, in microseconds. */
+MLTCP_INLINE __u32 mltcp_idle_threshold_us(const struct mltcp_iter *it,
+					   const struct mltcp_params *p,
+					   __u32 srtt_us)
+{
+	__u64 by_rtt = (__u64)srtt_us * p->idle_rtt_mult;
+	__u64 by_gaps = (__u64)it->gap_ewma_us * MLTCP_GAP_MULT;
+	__u64 t = mltcp_max_u64(by_rtt, by_gaps);
+
+	return (__u32)mltcp_clamp_u64(t, p->idle_min_us, p->idle_max_us);
+}
+
+/* Fold a finished iteration of size s into the learned size. */
+MLTCP_INLINE void mltcp_iter_learn(struct mltcp_iter *it, __u64 s)
+{
+	__u64 e = it->bytes_per_iter;
+
+	if (e == 0) {
+		it->bytes_per_iter = s;
+		it->flags &= ~MLTCP_F_OUTLIER;
+		return;
+	}
+	if (s >= (e >> 1) && s <= mltcp_mul_sat_u64(e, MLTCP_LEARN_BAND)) {
+		if (s >= e)
+			it->bytes_per_iter = e + ((s - e) >> MLTCP_LEARN_EWMA_SHIFT);
+		else
+			it->bytes_per_iter = e - ((e - s) >> MLTCP_LEARN_EWMA_SHIFT);
+		it->flags &= ~MLTCP_F_OUTLIER;
+	} else if (it->flags & MLTCP_F_OUTLIER) {
+		it->bytes_per_iter = s;	/* two in a row: the size changed */
+		it->flags &= ~MLTCP_F_OUTLIER;
+	} else {
+		it->flags |= MLTCP_F_OUTLIER;	/* ignore one odd iteration */
+	}
+}
+
+/* Close the current iteration; an empty one is not an iteration. */
+MLTCP_INLINE int mltcp_iter_close(struct mltcp_iter *it, int learn)
+{
+	__u64 s = it->iter_bytes;
+
+	if (s == 0)
+		return 0;
+	if (learn)
+		mltcp_iter_learn(it, s);
+	it->iter_bytes = 0;
+	if (it->iterations < MLTCP_U32_MAX)
+		it->iterations++;
+	return 1;
+}
+
+/*
+ * Sending resumes with nothing in flight (the kernel's CA_EVENT_TX_START).
+ * Returns 1 when this starts a new iteration by detection.  Flows driven by
+ * hints never detect boundaries: the hint overrides detection.
+ */
+MLTCP_INLINE int mltcp_iter_on_tx_start(struct mltcp_iter *it,
+					const struct mltcp_params *p,
+					__u64 acked_total, __u32 now_us,
+					__u32 srtt_us)
+{
+	__u32 gap, thresh;
+	int boundary = 0;
+
+	/* Late bytes count for the ending iteration, not as activity now. */
+	mltcp_iter_account(it, acked_total);
+	gap = mltcp_elapsed_us(it->last_active_us, now_us);
+	thresh = mltcp_idle_threshold_us(it, p, srtt_us);
+	if (it->flags & MLTCP_F_HINTED) {
+		/* nothing to detect */
+	} else if (gap >= thresh) {
+		boundary = mltcp_iter_close(it, 1);
+	} else if (it->iter_bytes != 0) {
+		/* A pause inside a communication phase: adapt the threshold. */
+		if (gap >= it->gap_ewma_us)
+			it->gap_ewma_us += (gap - it->gap_ewma_us) >> MLTCP_GAP_EWMA_SHIFT;
+		else
+			it->gap_ewma_us -= (it->gap_ewma_us - gap) >> MLTCP_GAP_EWMA_SHIFT;
+	}
+	it->last_active_us = now_us;
+	return boundary;
+}
+
+/*
+ * The application announces "an iteration of `bytes` bytes starts now".
+ * bytes == 0 means the size is not known: keep the learned one.  From the
+ * first hint on, the flow's boundaries come from hints only.
+ */
+MLTCP_INLINE void mltcp_iter_hint(struct mltcp_iter *it, __u64 acked_total,
+				  __u64 bytes, __u32 now_us)
+{
+	mltcp_iter_account(it, acked_total);
+	if (mltcp_iter_close(it, bytes == 0) && it->hinted < MLTCP_U32_MAX)
+		it->hinted++;
+	if (bytes)
+		it->bytes_per_iter = bytes;
+	it->flags |= MLTCP_F_HINTED;
+	it->flags &= ~MLTCP_F_OUTLIER;
+	it->last_active_us = now_us;
+}
+
+/* bytes_ratio in RATIO units, or MLTCP_RATIO_NONE without structure. */
+MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
+{
+	__u64 e = it->bytes_per_iter;
+	__u64 b = it->iter_bytes;
+
+	if (e == 0 || (it->iterations == 0 && !(it->flags & MLTCP_F_HINTED)))
+		return MLTCP_RATIO_NONE;
+	if (b > mltcp_mul_sat_u64(e, MLTCP_OVERRUN_MULT))
+		return MLTCP_RATIO_NONE;	/* structure lost */
+	if (b >= e)
+		return MLTCP_RATIO_ONE;
+	/* b < e here; b << 10 overflows only for b >= 2^54 bytes. */
+	if (b > (MLTCP_U64_MAX >> MLTCP_RATIO_SHIFT))
+		return (__u32)MLTCP_DIV64(b, (e >> MLTCP_RATIO_SHIFT) | 1);
+	return (__u32)MLTCP_DIV64(b << MLTCP_RATIO_SHIFT, e);
+}
+
+/* F(bytes_ratio) = intercept + slope * bytes_ratio, clamped; GAIN units. */
+MLTCP_INLINE __u32 mltcp_gain_of_ratio(const struct mltcp_params *p,
+				       __u32 ratio)
+{
+	__u64 f;
+
+	if (!p->enabled || ratio == MLTCP_RATIO_NONE)
+		return MLTCP_GAIN_ONE;
+	ratio = mltcp_min_u32(ratio, MLTCP_RATIO_ONE);
+	f = (__u64)p->intercept + (((__u64)p->slope * ratio) >> MLTCP_RATIO_SHIFT);
+	return (__u32)mltcp_clamp_u64(f, p->gain_min, p->gain_max);
+}
+
+MLTCP_INLINE __u32 mltcp_gain(const struct mltcp_iter *it,
+			      const struct mltcp_params *p)
+{
+	return mltcp_gain_of_ratio(p, mltcp_iter_ratio(it));
+}
+
+#endif /* MLTCP_ITER_H */
