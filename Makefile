@@ -10,6 +10,7 @@
 #   make clean
 
 SHELL      := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 ROOT       := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD      ?= $(ROOT)/build
 JOBS       ?= $(shell nproc)

@@ -57,21 +57,31 @@ MLTCP_INLINE __u64 mltcp_clamp_u64(__u64 v, __u64 lo, __u64 hi)
 	return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/*
- * a * b, saturating at U64_MAX instead of wrapping.  Used where a product of
- * a byte count and a fixed-point scale could exceed 64 bits for absurd input.
- */
-MLTCP_INLINE __u64 mltcp_mul_sat_u64(__u64 a, __u64 b)
-{
-	if (a != 0 && b > MLTCP_DIV64(MLTCP_U64_MAX, a))
-		return MLTCP_U64_MAX;
-	return a * b;
-}
-
 /* a + b, saturating at U64_MAX. */
 MLTCP_INLINE __u64 mltcp_add_sat_u64(__u64 a, __u64 b)
 {
 	return a > MLTCP_U64_MAX - b ? MLTCP_U64_MAX : a + b;
 }
+
+/*
+ * a * b, saturating at U64_MAX instead of wrapping.  Used where a product of
+ * a byte count and a fixed-point scale could exceed 64 bits for absurd input.
+ * Built from 32-bit halves: the usual "b > MAX / a" test is turned by clang
+ * into a 128-bit multiply, which BPF cannot call.
+ */
+MLTCP_INLINE __u64 mltcp_mul_sat_u64(__u64 a, __u64 b)
+{
+	__u64 a_hi = a >> 32, a_lo = a & 0xffffffffULL;
+	__u64 b_hi = b >> 32, b_lo = b & 0xffffffffULL;
+	__u64 cross;
+
+	if (a_hi && b_hi)
+		return MLTCP_U64_MAX;
+	cross = a_hi * b_lo + b_hi * a_lo;	/* one term is zero: no wrap */
+	if (cross >> 32)
+		return MLTCP_U64_MAX;
+	return mltcp_add_sat_u64(cross << 32, a_lo * b_lo);
+}
+
 
 #endif /* MLTCP_COMPAT_H */

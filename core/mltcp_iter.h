@@ -43,7 +43,6 @@
 enum mltcp_iter_flags {
 	MLTCP_F_HINTED	= 1 << 0,	/* application hints drive boundaries */
 	MLTCP_F_OUTLIER	= 1 << 1,	/* last closed iteration was an outlier */
-	MLTCP_F_STARTED	= 1 << 2,	/* snapshot and clock are initialised */
 };
 
 struct mltcp_iter {
@@ -76,7 +75,7 @@ MLTCP_INLINE void mltcp_iter_init(struct mltcp_iter *it, __u64 acked_total,
 	it->gap_ewma_us = 0;
 	it->iterations = 0;
 	it->hinted = 0;
-	it->flags = MLTCP_F_STARTED;
+	it->flags = 0;
 	it->pad[0] = it->pad[1] = it->pad[2] = 0;
 }
 
@@ -91,13 +90,12 @@ MLTCP_INLINE __u32 mltcp_iter_account(struct mltcp_iter *it, __u64 acked_total)
 	__u32 delta = (__u32)acked_total - it->acked_snap;
 
 	it->acked_snap = (__u32)acked_total;
-	if (!(it->flags & MLTCP_F_STARTED)) {
-		it->flags |= MLTCP_F_STARTED;
-		delta = 0;
-	}
 	if (delta > MLTCP_MAX_ACK_DELTA)
-		delta = 0;	/* counter restarted: resynchronise */
-	it->iter_bytes = mltcp_add_sat_u64(it->iter_bytes, delta);
+		return 0;	/* counter restarted: resynchronise */
+	it->iter_bytes += delta;
+	/* Saturate rather than wrap (after 2^64 bytes, i.e. never in practice). */
+	if (it->iter_bytes < delta)
+		it->iter_bytes = MLTCP_U64_MAX;
 	return delta;
 }
 
@@ -222,6 +220,9 @@ MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
 		return MLTCP_RATIO_NONE;	/* structure lost */
 	if (b >= e)
 		return MLTCP_RATIO_ONE;
+	/* Common case first, with the cheaper 32-bit division. */
+	if (e <= MLTCP_U32_MAX && b <= (MLTCP_U32_MAX >> MLTCP_RATIO_SHIFT))
+		return ((__u32)b << MLTCP_RATIO_SHIFT) / (__u32)e;
 	/* b < e here; b << 10 overflows only for b >= 2^54 bytes. */
 	if (b > (MLTCP_U64_MAX >> MLTCP_RATIO_SHIFT))
 		return (__u32)MLTCP_DIV64(b, (e >> MLTCP_RATIO_SHIFT) | 1);

@@ -31,7 +31,7 @@ $(BUILD)/fuzz/core_fuzz: $(ROOT)/tests/core/core_fuzz.cpp $(wildcard $(ROOT)/cor
 
 check-core-fuzz: $(BUILD)/fuzz/core_fuzz
 	$(BUILD)/fuzz/core_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-	    -print_final_stats=1 $(BUILD)/fuzz/corpus 2>&1 | tail -n 12
+	    -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus 2>&1 | tail -n 12
 	@echo "fuzz: no invariant violation in $(FUZZ_SECONDS) s"
 
 # The core compiled unchanged as BPF and as a kernel module.

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libmltcp.h - tell MLTCP's BPF congestion control where training
+ * iterations start, one socket at a time.
+ *
+ *   #include <mltcp/libmltcp.h>      (pkg-config --cflags --libs libmltcp)
+ *   mltcp_hint_iteration(fd, bytes_this_iteration);   before sending them
+ *
+ * The hint lands in the pinned BPF_MAP_TYPE_SK_STORAGE map
+ * /sys/fs/bpf/mltcp/hints; the congestion control picks it up when the
+ * socket next starts sending after idle, or on its next ack.  Writing it
+ * needs root, or membership of the group given to `mltcpctl load
+ * --hint-group`.  Thread-safe; each call opens the map anew, so hints keep
+ * working across `mltcpctl unload` / `load`.
+ */
+#ifndef MLTCP_LIBMLTCP_H
+#define MLTCP_LIBMLTCP_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * "An iteration of `bytes` bytes starts now on `sockfd`" (bytes == 0: size
+ * unknown, keep the learned one).  Returns 0, or -1 with errno set:
+ *   EOPNOTSUPP  the socket is not TCP or does not use mltcp / mltcp_cubic
+ *   ENOENT      MLTCP is not loaded (no /sys/fs/bpf/mltcp/hints)
+ *   EACCES/EPERM  not allowed to write hints (see mltcpctl load --hint-group)
+ *   EBADF       sockfd is not an open file descriptor
+ * mltcp_last_error() then says what failed and what to do.
+ */
+int mltcp_hint_iteration(int sockfd, uint64_t bytes);
+
+/* 1 if sockfd uses an MLTCP congestion control, 0 if not, -1 on error. */
+int mltcp_socket_uses_mltcp(int sockfd);
+
+/* Text of this thread's last failure ("" if none). */
+const char *mltcp_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLTCP_LIBMLTCP_H */

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * libmltcp.c - per-socket iteration hints for the MLTCP BPF datapath.
+ *
+ * A hint is a read-modify-write of the socket's element in the pinned
+ * sk_storage map: bump seq, set bytes, keep applied_seq (written by the
+ * congestion control).  Concurrent hints on one socket may merge into one,
+ * which is harmless: each says "an iteration starts now".
+ */
+#include "mltcp/libmltcp.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+#include <bpf/bpf.h>
+
+#include "mltcp_bpf_shared.h"
+
+#define MLTCP_ERR_LEN 256
+
+static __thread char mltcp_err[MLTCP_ERR_LEN];
+
+static int mltcp_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(mltcp_err, sizeof(mltcp_err), fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+const char *mltcp_last_error(void)
+{
+	return mltcp_err;
+}
+
+static int mltcp_is_mltcp_name(const char *name)
+{
+	return strcmp(name, MLTCP_CC_RENO) == 0 || strcmp(name, MLTCP_CC_CUBIC) == 0;
+}
+
+int mltcp_socket_uses_mltcp(int sockfd)
+{
+	char name[MLTCP_CC_NAME_MAX + 1] = "";
+	socklen_t len = MLTCP_CC_NAME_MAX;
+
+	if (getsockopt(sockfd, IPPROTO_TCP, TCP_CONGESTION, name, &len) < 0) {
+		int err = errno;
+
+		if (err == EBADF || err == ENOTSOCK)
+			return mltcp_fail(err, "fd %d is not an open socket", sockfd);
+		return mltcp_fail(EOPNOTSUPP, "fd %d is not a TCP socket (%s)",
+				  sockfd, strerror(err));
+	}
+	name[MLTCP_CC_NAME_MAX] = '\0';
+	if (!mltcp_is_mltcp_name(name)) {
+		snprintf(mltcp_err, sizeof(mltcp_err),
+			 "socket %d uses congestion control '%s', not %s or %s: "
+			 "select one with setsockopt(TCP_CONGESTION), the sysctl "
+			 "net.ipv4.tcp_congestion_control or 'mltcpctl attach --cgroup'",
+			 sockfd, name, MLTCP_CC_RENO, MLTCP_CC_CUBIC);
+		return 0;
+	}
+	return 1;
+}
+
+int mltcp_hint_iteration(int sockfd, uint64_t bytes)
+{
+	struct mltcp_hint h;
+	int map_fd, err, uses;
+
+	mltcp_err[0] = '\0';
+	uses = mltcp_socket_uses_mltcp(sockfd);
+	if (uses < 0)
+		return -1;
+	if (uses == 0) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	map_fd = bpf_obj_get(MLTCP_PIN_HINTS);
+	if (map_fd < 0) {
+		err = errno;
+		if (err == ENOENT)
+			return mltcp_fail(ENOENT, "MLTCP is not loaded (%s missing): "
+					  "run 'mltcpctl load' as root", MLTCP_PIN_HINTS);
+		if (err == EACCES || err == EPERM)
+			return mltcp_fail(err, "no permission to write MLTCP hints (%s): "
+					  "run as root or ask the operator for "
+					  "'mltcpctl load --hint-group GROUP'%s",
+					  MLTCP_PIN_HINTS,
+					  err == EPERM ? " (on kernels before 6.5 also "
+					  "sysctl kernel.unprivileged_bpf_disabled=0)" : "");
+		return mltcp_fail(err, "cannot open %s: %s", MLTCP_PIN_HINTS, strerror(err));
+	}
+	memset(&h, 0, sizeof(h));
+	if (bpf_map_lookup_elem(map_fd, &sockfd, &h) < 0 && errno != ENOENT) {
+		err = errno;
+		close(map_fd);
+		return mltcp_fail(err, "reading the hint of socket %d failed: %s",
+				  sockfd, strerror(err));
+	}
+	h.seq++;
+	h.bytes = bytes;
+	if (bpf_map_update_elem(map_fd, &sockfd, &h, BPF_ANY) < 0) {
+		err = errno;
+		close(map_fd);
+		return mltcp_fail(err, "writing the hint of socket %d failed: %s",
+				  sockfd, strerror(err));
+	}
+	close(map_fd);
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * mltcp_bpf_shared.h - the layout shared by the MLTCP BPF programs
+ * (mltcp.bpf.c, mltcp_sockops.bpf.c) and userspace (mltcpctl, libmltcp):
+ * map values, stats keys, variant names and the bpffs pin layout.
+ *
+ * Included from BPF (after vmlinux.h) and from userspace C/C++ (after
+ * <linux/types.h>); only __u* types are used.
+ */
+#ifndef MLTCP_BPF_SHARED_H
+#define MLTCP_BPF_SHARED_H
+
+/* Congestion control names registered by the struct_ops maps. */
+#define MLTCP_CC_RENO		"mltcp"
+#define MLTCP_CC_CUBIC		"mltcp_cubic"
+#define MLTCP_CC_NAME_MAX	16	/* TCP_CA_NAME_MAX */
+
+/* Everything MLTCP pins lives below this bpffs directory. */
+#define MLTCP_PIN_DIR		"/sys/fs/bpf/mltcp"
+#define MLTCP_PIN_CONFIG	MLTCP_PIN_DIR "/config"
+#define MLTCP_PIN_HINTS		MLTCP_PIN_DIR "/hints"
+#define MLTCP_PIN_STATS		MLTCP_PIN_DIR "/stats"
+#define MLTCP_PIN_STATE		MLTCP_PIN_DIR "/state"
+/* struct_ops registration: "<dir>/link_<cc>" (link) or "<dir>/ops_<cc>" (map) */
+#define MLTCP_PIN_CGROUP_DIR	MLTCP_PIN_DIR "/cgroups"
+
+/* Hint map value (BPF_MAP_TYPE_SK_STORAGE, keyed by socket fd from
+ * userspace).  The application bumps seq; the congestion control applies
+ * the hint once per new seq and records it in applied_seq. */
+struct mltcp_hint {
+	__u64 seq;		/* bumped by each hint */
+	__u64 bytes;		/* bytes of the iteration that starts now */
+	__u64 applied_seq;	/* last seq the datapath applied */
+};
+
+/* Stats key: one live TCP connection. */
+struct mltcp_flow_key {
+	__u32 netns;		/* network namespace inode number */
+	__u16 family;		/* AF_INET or AF_INET6 */
+	__u16 sport;		/* host order */
+	__u16 dport;		/* host order */
+	__u16 pad;
+	__u32 saddr[4];		/* IPv4 in saddr[0], network order */
+	__u32 daddr[4];
+};
+
+enum mltcp_variant {
+	MLTCP_VARIANT_RENO = 1,
+	MLTCP_VARIANT_CUBIC = 2,
+};
+
+/* Stats value, refreshed on every ack; removed when the socket releases
+ * its congestion control (close, or a switch to another one). */
+struct mltcp_flow_stats {
+	__u64 iter_bytes;	/* bytes acked in the current iteration */
+	__u64 bytes_per_iter;	/* learned or hinted bytes per iteration */
+	__u64 bytes_acked;	/* tcp_sock->bytes_acked */
+	__u32 iterations;	/* completed iterations (detected + hinted) */
+	__u32 hinted;		/* of which started by a hint */
+	__u32 ratio;		/* bytes_ratio, 1/1024 units, U32_MAX = none */
+	__u32 gain;		/* F, 1/1024 units */
+	__u32 cwnd;		/* segments */
+	__u32 ssthresh;		/* segments */
+	__u32 srtt_us;
+	__u32 variant;		/* enum mltcp_variant */
+	__u32 hint_seq;		/* last hint seq applied (low 32 bits) */
+	__u32 pad;
+};
+
+/* Host state remembered across mltcpctl runs (array map, 1 entry). */
+struct mltcp_state {
+	char prev_default_cc[MLTCP_CC_NAME_MAX];	/* before load --default */
+	__u32 default_changed;				/* load --default set it */
+	__u32 variants;					/* bit per enum mltcp_variant */
+	__u32 link_mode;				/* 1: struct_ops links */
+	__u32 pad;
+};
+
+#endif /* MLTCP_BPF_SHARED_H */

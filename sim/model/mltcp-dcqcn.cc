@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// mltcp-dcqcn.cc - RoCEv2-like DCQCN flow over ns-3 UDP sockets; rate
+// decisions from core/mltcp_dcqcn.h (see mltcp-dcqcn.h).
+#include "mltcp-dcqcn.h"
+
+#include <algorithm>
+
+#include "ns3/inet-socket-address.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/udp-socket-factory.h"
+
+namespace ns3 {
+
+NS_LOG_COMPONENT_DEFINE("MltcpDcqcn");
+
+namespace {
+
+constexpr uint8_t kTosEct0 = 0x02;
+constexpr uint8_t kEcnMask = 0x03;
+constexpr uint8_t kEcnCe = 0x03;
+constexpr uint32_t kCnpBytes = 64;         // RoCEv2 CNP is a small packet
+constexpr uint32_t kUdpIpOverhead = 28;    // IPv4 + UDP headers
+constexpr uint64_t kPaperLineBps = 40000000000ULL;
+
+uint64_t ScaleToLine(uint64_t v, uint64_t line_bps) {
+  // v * line / 40G without overflow for v, line < 2^42.
+  return std::max<uint64_t>(1, static_cast<uint64_t>(
+                                   static_cast<long double>(v) * line_bps / kPaperLineBps));
+}
+
+}  // namespace
+
+mltcp_dcqcn_params DcqcnParamsForLine(uint64_t line_bps) {
+  mltcp_dcqcn_params p;
+  mltcp_dcqcn_params_default(&p);
+  p.line_rate_bps = line_bps;
+  p.min_rate_bps = ScaleToLine(p.min_rate_bps, line_bps);
+  p.rai_bps = ScaleToLine(p.rai_bps, line_bps);
+  p.rhai_bps = ScaleToLine(p.rhai_bps, line_bps);
+  p.byte_counter = std::max<uint64_t>(MLTCP_DCQCN_BYTE_COUNTER_MIN,
+                                      ScaleToLine(p.byte_counter, line_bps));
+  return p;
+}
+
+uint64_t DcqcnFlow::NowUs() {
+  return static_cast<uint64_t>(Simulator::Now().GetMicroSeconds());
+}
+
+DcqcnFlow::DcqcnFlow(Ptr<Node> src, Ipv4Address src_addr, Ptr<Node> dst, Ipv4Address dst_addr,
+                     const DcqcnFlowConfig& cfg)
+    : cfg_(cfg),
+      rp_(mltcp::DcqcnParams(cfg.dcqcn), NowUs()),
+      np_(mltcp::DcqcnParams(cfg.dcqcn)),
+      mltcp_params_(cfg.mltcp),
+      tracker_(0, static_cast<uint32_t>(NowUs())) {
+  rx_ = Socket::CreateSocket(dst, UdpSocketFactory::GetTypeId());
+  rx_->Bind(InetSocketAddress(Ipv4Address::GetAny(), cfg.port));
+  rx_->SetIpRecvTos(true);
+  rx_->SetRecvCallback(MakeCallback(&DcqcnFlow::OnData, this));
+
+  tx_ = Socket::CreateSocket(src, UdpSocketFactory::GetTypeId());
+  tx_->Bind(InetSocketAddress(src_addr, cfg.cnp_port));
+  tx_->SetIpTos(kTosEct0);
+  tx_->Connect(InetSocketAddress(dst_addr, cfg.port));
+  tx_->SetRecvCallback(MakeCallback(&DcqcnFlow::OnCnp, this));
+}
+
+uint32_t DcqcnFlow::Gain() const {
+  return cfg_.use_mltcp ? tracker_.Gain(mltcp_params_) : mltcp::kGainOne;
+}
+
+void DcqcnFlow::Hint(uint64_t bytes) {
+  tracker_.Hint(sent_total_, bytes, static_cast<uint32_t>(NowUs()));
+}
+
+void DcqcnFlow::Send(uint64_t bytes) {
+  if (bytes == 0)
+    return;
+  queued_ += bytes;
+  complete_ = false;
+  const bool idle = pending_ == 0 && !next_send_.IsRunning();
+  pending_ += bytes;
+  if (idle) {
+    tracker_.OnTxStart(mltcp_params_, sent_total_, static_cast<uint32_t>(NowUs()), 0);
+    SendNext();
+  }
+}
+
+void DcqcnFlow::SendNext() {
+  if (pending_ == 0)
+    return;
+  const uint64_t now = NowUs();
+  const uint32_t gain = Gain();
+  rp_.Advance(now, gain);
+  const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(pending_, cfg_.payload));
+  if (tx_->Send(Create<Packet>(n)) < 0) {
+    // Host queue full (cannot happen at R_C <= line rate): retry shortly.
+    next_send_ = Simulator::Schedule(MicroSeconds(1), &DcqcnFlow::SendNext, this);
+    return;
+  }
+  pending_ -= n;
+  sent_total_ += n;
+  rp_.OnSent(n, gain);
+  tracker_.OnAck(sent_total_, static_cast<uint32_t>(now));
+  const uint64_t rate = std::max<uint64_t>(rp_.RateBps(), 1);
+  const double gap_s = static_cast<double>(n + kUdpIpOverhead) * 8.0 / static_cast<double>(rate);
+  next_send_ = Simulator::Schedule(Seconds(gap_s), &DcqcnFlow::SendNext, this);
+}
+
+void DcqcnFlow::OnData(Ptr<Socket> s) {
+  Address from;
+  while (Ptr<Packet> p = s->RecvFrom(from)) {
+    SocketIpTosTag tos;
+    if (p->RemovePacketTag(tos) && (tos.GetTos() & kEcnMask) == kEcnCe) {
+      ce_marked_++;
+      if (np_.OnCeMarked(NowUs())) {
+        s->SendTo(Create<Packet>(kCnpBytes), 0, from);
+        cnps_sent_++;
+      }
+    }
+    Received(p->GetSize());
+  }
+}
+
+void DcqcnFlow::OnCnp(Ptr<Socket> s) {
+  while (Ptr<Packet> p = s->Recv())
+    rp_.OnCnp(NowUs());
+}
+
+}  // namespace ns3

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// mltcp-dcqcn.h - a RoCEv2-like flow with DCQCN (Zhu et al., SIGCOMM 2015)
+// for ns-3, plain or with the MLTCP gain.  The rate decisions are the core's
+// (mltcp::DcqcnSender / DcqcnReceiver over mltcp_dcqcn_*); this file only
+// moves packets:
+//   - reaction point (sender): paces UDP datagrams, ECN-capable (ECT(0)),
+//     at the core's current rate R_C; on a CNP it calls the core's cut; time
+//     passing (alpha and rate timers) and bytes sent (byte counter) are
+//     handed to the core before every packet.  MLTCP-DCQCN passes the gain
+//     F(bytes_ratio) of an mltcp::Flow fed with the bytes sent in the current
+//     iteration (hinted at each message post, as a verbs application knows
+//     its message sizes); plain DCQCN passes the neutral gain.
+//   - notification point (receiver): on a CE-marked packet asks the core
+//     whether to send a CNP (one per flow per CNP interval) and returns it
+//     as a small UDP datagram to the sender.
+// Differs from RoCE hardware: no PFC; the fabric approximates lossless with
+// queues deep enough that nothing drops (the scenario counts drops and
+// reports them), so there is no go-back-N retransmission either.
+#pragma once
+
+#include <cstdint>
+
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node.h"
+#include "ns3/socket.h"
+
+#include "mltcp.hpp"
+#include "training-job.h"
+
+namespace ns3 {
+
+struct DcqcnFlowConfig {
+  mltcp_dcqcn_params dcqcn{};
+  mltcp_params mltcp{};
+  bool use_mltcp = false;
+  uint16_t port = 0;          // data port on the receiver
+  uint16_t cnp_port = 0;      // CNP port on the sender
+  uint32_t payload = 8972;    // UDP payload per packet (MTU - 28)
+};
+
+// Line rates of this size suit the DCQCN paper's 40 Gbit/s settings scaled
+// linearly (R_AI, R_HAI, R_min, byte counter); timers stay as in the paper.
+mltcp_dcqcn_params DcqcnParamsForLine(uint64_t line_bps);
+
+class DcqcnFlow : public JobFlow {
+ public:
+  DcqcnFlow(Ptr<Node> src, Ipv4Address src_addr, Ptr<Node> dst, Ipv4Address dst_addr,
+            const DcqcnFlowConfig& cfg);
+  void Send(uint64_t bytes) override;
+  void Hint(uint64_t bytes) override;
+
+  uint64_t rate_bps() const { return rp_.RateBps(); }
+  uint32_t cnps_received() const { return rp_.state().cnps; }
+  uint32_t cnps_sent() const { return cnps_sent_; }
+  uint32_t ce_marked() const { return ce_marked_; }
+
+ private:
+  static uint64_t NowUs();
+  uint32_t Gain() const;
+  void SendNext();
+  void OnData(Ptr<Socket> s);
+  void OnCnp(Ptr<Socket> s);
+
+  DcqcnFlowConfig cfg_;
+  mltcp::DcqcnSender rp_;
+  mltcp::DcqcnReceiver np_;
+  mltcp::Params mltcp_params_;
+  mltcp::Flow tracker_;
+  Ptr<Socket> tx_, rx_;
+  Address sender_cnp_addr_;
+  EventId next_send_;
+  uint64_t pending_ = 0;
+  uint64_t sent_total_ = 0;
+  uint32_t cnps_sent_ = 0;
+  uint32_t ce_marked_ = 0;
+};
+
+}  // namespace ns3

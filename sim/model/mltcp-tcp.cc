@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// mltcp-tcp.cc - TcpMltcpReno and TcpMltcpCubic: ns-3 adapters around the
+// MLTCP policy core (see mltcp-tcp.h for what is fed from where).
+#include "mltcp-tcp.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3 {
+
+NS_LOG_COMPONENT_DEFINE("MltcpTcp");
+NS_OBJECT_ENSURE_REGISTERED(TcpMltcpReno);
+NS_OBJECT_ENSURE_REGISTERED(TcpMltcpCubic);
+
+// ---------------------------------------------------------------------------
+// TcpCubic keeps its cnt computation (Update) and its ack counter private.
+// MLTCP must scale exactly that cnt, as the kernel datapath does inside
+// bictcp_update(), without copying CUBIC.  An explicit template instantiation
+// may name private members ([temp.explicit]: access checking does not apply),
+// which gives us member pointers to them; nothing else of TcpCubic is touched.
+namespace {
+
+template <typename Tag, typename Tag::type M>
+struct PrivateMember {
+  friend typename Tag::type Get(Tag) { return M; }
+};
+
+struct CubicCwndCnt {
+  using type = uint32_t TcpCubic::*;
+  friend type Get(CubicCwndCnt);
+};
+template struct PrivateMember<CubicCwndCnt, &TcpCubic::m_cWndCnt>;
+
+struct CubicUpdate {
+  using type = uint32_t (TcpCubic::*)(Ptr<TcpSocketState>);
+  friend type Get(CubicUpdate);
+};
+template struct PrivateMember<CubicUpdate, &TcpCubic::Update>;
+
+// Linux srtt: EWMA with weight 1/8.
+constexpr uint32_t kSrttShift = 3;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+uint32_t MltcpFlowState::NowUs() {
+  return static_cast<uint32_t>(Simulator::Now().GetMicroSeconds());
+}
+
+void MltcpFlowState::Start(Ptr<const TcpSocketState> tcb) {
+  started_ = true;
+  last_una_ = tcb->m_lastAckedSeq;
+  acked_total_ = 0;
+  flow_ = mltcp::Flow(acked_total_, NowUs());
+}
+
+void MltcpFlowState::Sync(Ptr<const TcpSocketState> tcb) {
+  tcb_ = tcb;
+  if (!started_) {
+    Start(tcb);
+    return;
+  }
+  const SequenceNumber32 una = tcb->m_lastAckedSeq;
+  if (una > last_una_) {
+    acked_total_ += static_cast<uint32_t>(una - last_una_);
+    last_una_ = una;
+  }
+  flow_.OnAck(acked_total_, NowUs());
+}
+
+void MltcpFlowState::OnRtt(const Time& rtt) {
+  if (rtt.IsZero() || rtt.IsNegative())
+    return;
+  const int64_t us = rtt.GetMicroSeconds();
+  const uint32_t sample = us > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(us);
+  if (srtt_us_ == 0)
+    srtt_us_ = sample;
+  else
+    srtt_us_ = srtt_us_ - (srtt_us_ >> kSrttShift) + (sample >> kSrttShift);
+}
+
+bool MltcpFlowState::OnTxStart(Ptr<const TcpSocketState> tcb) {
+  Sync(tcb);
+  tx_starts_++;
+  return flow_.OnTxStart(params_, acked_total_, NowUs(), srtt_us_);
+}
+
+void MltcpFlowState::Hint(uint64_t bytes) {
+  if (tcb_)
+    Sync(tcb_);
+  flow_.Hint(acked_total_, bytes, NowUs());
+}
+
+bool MltcpHint(Ptr<TcpCongestionOps> cc, uint64_t bytes) {
+  if (auto reno = DynamicCast<TcpMltcpReno>(cc)) {
+    reno->Hint(bytes);
+    return true;
+  }
+  if (auto cubic = DynamicCast<TcpMltcpCubic>(cc)) {
+    cubic->Hint(bytes);
+    return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// Attribute plumbing shared by both classes: a checked change of the core's
+// parameters (an invalid value is a fatal configuration error).
+namespace {
+
+template <typename Cc>
+void ChangeParams(Cc* cc, void (*edit)(mltcp_params&, uint32_t), uint32_t v) {
+  mltcp_params raw = cc->state().params().raw();
+  edit(raw, v);
+  const auto err = mltcp_params_validate(&raw);
+  if (err != MLTCP_PARAM_OK)
+    NS_FATAL_ERROR("MLTCP parameter rejected: " << mltcp_params_reason(err));
+  cc->state().SetParams(mltcp::Params(raw));
+}
+
+void EditEnabled(mltcp_params& p, uint32_t v) { p.enabled = v; }
+void EditSlope(mltcp_params& p, uint32_t v) { p.slope = v; }
+void EditIntercept(mltcp_params& p, uint32_t v) { p.intercept = v; }
+
+template <typename Cc>
+TypeId AddMltcpAttributes(TypeId tid) {
+  return tid
+      .AddAttribute("Enabled", "MLTCP on (F from the core) or off (neutral gain)",
+                    BooleanValue(true),
+                    MakeBooleanAccessor(&Cc::SetEnabled, &Cc::GetEnabled),
+                    MakeBooleanChecker())
+      .AddAttribute("Slope", "F slope in units of 1/1024", UintegerValue(MLTCP_DEF_SLOPE),
+                    MakeUintegerAccessor(&Cc::SetSlope, &Cc::GetSlope),
+                    MakeUintegerChecker<uint32_t>(0, MLTCP_SLOPE_MAX))
+      .AddAttribute("Intercept", "F at bytes_ratio 0 in units of 1/1024",
+                    UintegerValue(MLTCP_DEF_INTERCEPT),
+                    MakeUintegerAccessor(&Cc::SetIntercept, &Cc::GetIntercept),
+                    MakeUintegerChecker<uint32_t>(MLTCP_INTERCEPT_MIN, MLTCP_INTERCEPT_MAX));
+}
+
+}  // namespace
+
+#define MLTCP_PARAM_ACCESSORS(Cc)                                                     \
+  void Cc::SetEnabled(bool on) { ChangeParams(this, EditEnabled, on ? 1 : 0); }       \
+  bool Cc::GetEnabled() const { return state_.params().raw().enabled != 0; }          \
+  void Cc::SetSlope(uint32_t v) { ChangeParams(this, EditSlope, v); }                 \
+  uint32_t Cc::GetSlope() const { return state_.params().raw().slope; }               \
+  void Cc::SetIntercept(uint32_t v) { ChangeParams(this, EditIntercept, v); }         \
+  uint32_t Cc::GetIntercept() const { return state_.params().raw().intercept; }
+
+MLTCP_PARAM_ACCESSORS(TcpMltcpReno)
+MLTCP_PARAM_ACCESSORS(TcpMltcpCubic)
+
+// ---------------------------------------------------------------------------
+TypeId TcpMltcpReno::GetTypeId() {
+  static TypeId tid = AddMltcpAttributes<TcpMltcpReno>(
+      TypeId("ns3::TcpMltcpReno")
+          .SetParent<TcpLinuxReno>()
+          .SetGroupName("Internet")
+          .AddConstructor<TcpMltcpReno>());
+  return tid;
+}
+
+void TcpMltcpReno::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked,
+                             const Time& rtt) {
+  TcpLinuxReno::PktsAcked(tcb, segmentsAcked, rtt);
+  state_.OnRtt(rtt);
+  state_.Sync(tcb);
+}
+
+void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
+                             const TcpSocketState::TcpCAEvent_t event) {
+  TcpLinuxReno::CwndEvent(tcb, event);
+  if (event == TcpSocketState::CA_EVENT_TX_START)
+    state_.OnTxStart(tcb);
+}
+
+// tcp_cong_avoid_ai(tp, mltcp_reno_ai_w(cwnd, F), acked), as the kernel
+// datapath calls it; with F = 1 this is exactly TcpLinuxReno's.
+void TcpMltcpReno::CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
+  state_.Sync(tcb);
+  const uint32_t cwnd = std::max<uint32_t>(tcb->GetCwndInSegments(), 1);
+  const uint32_t w = mltcp_reno_ai_w(cwnd, state_.Gain());
+  last_ai_w_ = w;
+  if (cwnd_cnt_ >= w) {
+    cwnd_cnt_ = 0;
+    tcb->m_cWnd += tcb->m_segmentSize;
+  }
+  cwnd_cnt_ += segmentsAcked;
+  if (cwnd_cnt_ >= w) {
+    const uint32_t delta = cwnd_cnt_ / w;
+    cwnd_cnt_ -= delta * w;
+    tcb->m_cWnd += delta * tcb->m_segmentSize;
+  }
+}
+
+// ---------------------------------------------------------------------------
+TypeId TcpMltcpCubic::GetTypeId() {
+  static TypeId tid = AddMltcpAttributes<TcpMltcpCubic>(
+      TypeId("ns3::TcpMltcpCubic")
+          .SetParent<TcpCubic>()
+          .SetGroupName("Internet")
+          .AddConstructor<TcpMltcpCubic>());
+  return tid;
+}
+
+void TcpMltcpCubic::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked,
+                              const Time& rtt) {
+  TcpCubic::PktsAcked(tcb, segmentsAcked, rtt);
+  state_.OnRtt(rtt);
+  state_.Sync(tcb);
+}
+
+void TcpMltcpCubic::CwndEvent(Ptr<TcpSocketState> tcb,
+                              const TcpSocketState::TcpCAEvent_t event) {
+  TcpCubic::CwndEvent(tcb, event);
+  if (event == TcpSocketState::CA_EVENT_TX_START)
+    state_.OnTxStart(tcb);
+}
+
+// Slow start is TcpCubic's own (HyStart included; F never scales it).  In
+// congestion avoidance this is TcpCubic::IncreaseWindow with cnt passed
+// through mltcp_cubic_cnt().  ns-3's Update() already applies max(cnt, 2);
+// the core's scaling clamps at 2 again, so the only difference from the
+// kernel order is for a raw cnt below 2, where both grow 1.5x per RTT at most.
+void TcpMltcpCubic::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
+  state_.Sync(tcb);
+  if (tcb->m_cWnd < tcb->m_ssThresh) {
+    TcpCubic::IncreaseWindow(tcb, segmentsAcked);
+    return;
+  }
+  if (segmentsAcked == 0)
+    return;
+  uint32_t& cwnd_cnt = this->*Get(CubicCwndCnt());
+  cwnd_cnt += segmentsAcked;
+  last_base_cnt_ = (this->*Get(CubicUpdate()))(tcb);
+  last_cnt_ = mltcp_cubic_cnt(last_base_cnt_, state_.Gain());
+  if (cwnd_cnt >= last_cnt_) {
+    tcb->m_cWnd += tcb->m_segmentSize;
+    cwnd_cnt -= last_cnt_;
+  }
+}
+
+}  // namespace ns3

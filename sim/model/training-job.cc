@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// training-job.cc - training-job model and its TCP flows (training-job.h).
+#include "training-job.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "ns3/inet-socket-address.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-cubic.h"
+#include "ns3/tcp-linux-reno.h"
+#include "ns3/tcp-socket-base.h"
+#include "ns3/tcp-socket-factory.h"
+
+#include "mltcp-tcp.h"
+
+namespace ns3 {
+
+NS_LOG_COMPONENT_DEFINE("MltcpTrainingJob");
+NS_OBJECT_ENSURE_REGISTERED(TrainingJob);
+
+namespace {
+
+constexpr uint32_t kWriteChunk = 1 << 20;  // bytes per Socket::Send call
+
+struct CcEntry {
+  const char* name;
+  CcKind kind;
+};
+constexpr CcEntry kCcTable[] = {
+    {"reno", CcKind::kReno},       {"cubic", CcKind::kCubic},
+    {"mltcp", CcKind::kMltcpReno}, {"mltcp_cubic", CcKind::kMltcpCubic},
+    {"dcqcn", CcKind::kDcqcn},     {"mltcp_dcqcn", CcKind::kMltcpDcqcn},
+};
+
+}  // namespace
+
+CcKind ParseCc(const std::string& name) {
+  std::string known;
+  for (const auto& e : kCcTable) {
+    if (name == e.name)
+      return e.kind;
+    known += known.empty() ? "" : " ";
+    known += e.name;
+  }
+  throw std::invalid_argument("unknown congestion control '" + name + "' (known: " + known + ")");
+}
+
+const char* CcName(CcKind cc) {
+  for (const auto& e : kCcTable)
+    if (e.kind == cc)
+      return e.name;
+  return "?";
+}
+
+bool CcIsDcqcn(CcKind cc) { return cc == CcKind::kDcqcn || cc == CcKind::kMltcpDcqcn; }
+
+bool CcIsMltcp(CcKind cc) {
+  return cc == CcKind::kMltcpReno || cc == CcKind::kMltcpCubic || cc == CcKind::kMltcpDcqcn;
+}
+
+CcKind CcBase(CcKind cc) {
+  switch (cc) {
+    case CcKind::kMltcpReno: return CcKind::kReno;
+    case CcKind::kMltcpCubic: return CcKind::kCubic;
+    case CcKind::kMltcpDcqcn: return CcKind::kDcqcn;
+    default: return cc;
+  }
+}
+
+Ptr<TcpCongestionOps> MakeCongestionOps(CcKind cc, const mltcp_params& p) {
+  switch (cc) {
+    case CcKind::kReno: return CreateObject<TcpLinuxReno>();
+    case CcKind::kCubic: return CreateObject<TcpCubic>();
+    case CcKind::kMltcpReno: {
+      auto c = CreateObject<TcpMltcpReno>();
+      c->state().SetParams(mltcp::Params(p));
+      return c;
+    }
+    case CcKind::kMltcpCubic: {
+      auto c = CreateObject<TcpMltcpCubic>();
+      c->state().SetParams(mltcp::Params(p));
+      return c;
+    }
+    default:
+      throw std::invalid_argument(std::string("not a TCP congestion control: ") + CcName(cc));
+  }
+}
+
+// ---------------------------------------------------------------------------
+void JobFlow::Received(uint64_t n) {
+  received_ += n;
+  if (!complete_ && received_ >= queued_) {
+    complete_ = true;
+    if (on_complete)
+      on_complete();
+  }
+}
+
+TcpJobFlow::TcpJobFlow(Ptr<Node> src, Ptr<Node> dst, Ipv4Address dst_addr,
+                       const TcpFlowConfig& cfg)
+    : cc_(MakeCongestionOps(cfg.cc, cfg.mltcp)) {
+  listen_ = Socket::CreateSocket(dst, TcpSocketFactory::GetTypeId());
+  listen_->Bind(InetSocketAddress(Ipv4Address::GetAny(), cfg.port));
+  listen_->Listen();
+  listen_->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                             MakeCallback(&TcpJobFlow::OnAccept, this));
+
+  tx_ = Socket::CreateSocket(src, TcpSocketFactory::GetTypeId());
+  DynamicCast<TcpSocketBase>(tx_)->SetCongestionControlAlgorithm(cc_);
+  tx_->Bind();
+  tx_->Connect(InetSocketAddress(dst_addr, cfg.port));
+  tx_->SetSendCallback(MakeCallback(&TcpJobFlow::OnTxSpace, this));
+}
+
+void TcpJobFlow::OnAccept(Ptr<Socket> s, const Address&) {
+  s->SetRecvCallback(MakeCallback(&TcpJobFlow::OnRecv, this));
+}
+
+void TcpJobFlow::OnRecv(Ptr<Socket> s) {
+  while (Ptr<Packet> p = s->Recv())
+    Received(p->GetSize());
+}
+
+void TcpJobFlow::OnTxSpace(Ptr<Socket>, uint32_t) { Push(); }
+
+void TcpJobFlow::Send(uint64_t bytes) {
+  if (bytes == 0)
+    return;
+  queued_ += bytes;
+  pending_ += bytes;
+  complete_ = false;
+  Push();
+}
+
+void TcpJobFlow::Hint(uint64_t bytes) { MltcpHint(cc_, bytes); }
+
+void TcpJobFlow::Push() {
+  while (pending_ > 0) {
+    const uint32_t room = tx_->GetTxAvailable();
+    if (room == 0)
+      return;
+    const uint32_t n = static_cast<uint32_t>(
+        std::min<uint64_t>({pending_, static_cast<uint64_t>(room), kWriteChunk}));
+    const int sent = tx_->Send(Create<Packet>(n));
+    if (sent <= 0)
+      return;  // not connected yet: the send callback retries
+    pending_ -= static_cast<uint64_t>(sent);
+  }
+}
+
+// ---------------------------------------------------------------------------
+TypeId TrainingJob::GetTypeId() {
+  static TypeId tid =
+      TypeId("ns3::MltcpTrainingJob").SetParent<Object>().AddConstructor<TrainingJob>();
+  return tid;
+}
+
+void TrainingJob::Configure(const JobConfig& cfg, std::vector<Ptr<JobFlow>> flows) {
+  cfg_ = cfg;
+  flows_ = std::move(flows);
+  rng_ = CreateObject<UniformRandomVariable>();
+  rng_->SetStream(static_cast<int64_t>(cfg.seed) * 1000 + cfg.id);
+  for (auto& f : flows_)
+    f->on_complete = [this] { FlowComplete(); };
+}
+
+void TrainingJob::Start() {
+  running_ = true;
+  Simulator::Schedule(Seconds(cfg_.start_offset_s), &TrainingJob::BeginIteration, this);
+}
+
+uint64_t TrainingJob::BytesThisIteration() {
+  const auto& p = cfg_.profile;
+  if (p.bytes_var <= 0)
+    return p.bytes;
+  const double f = 1.0 + p.bytes_var * (2.0 * rng_->GetValue() - 1.0);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(p.bytes) * f));
+}
+
+void TrainingJob::BeginIteration() {
+  cur_ = IterationRecord();
+  cur_.job = cfg_.id;
+  cur_.iter = static_cast<uint32_t>(records_.size());
+  cur_.start_s = Simulator::Now().GetSeconds();
+  comm_done_ = false;
+  compute_done_ = false;
+  const Time compute = MicroSeconds(static_cast<int64_t>(cfg_.profile.compute_ms * 1000.0));
+  if (cfg_.profile.async) {
+    // Dorylus-like: communication overlaps this iteration's compute.
+    Simulator::Schedule(compute, [this] {
+      compute_done_ = true;
+      MaybeEndIteration();
+    });
+    BeginComm();
+  } else {
+    compute_done_ = true;
+    Simulator::Schedule(compute, &TrainingJob::BeginComm, this);
+  }
+}
+
+void TrainingJob::BeginComm() {
+  cur_.comm_start_s = Simulator::Now().GetSeconds();
+  iter_bytes_ = BytesThisIteration();
+  cur_.bytes = iter_bytes_;
+  flows_pending_ = static_cast<uint32_t>(flows_.size());
+  if (cfg_.hints)
+    for (auto& f : flows_)
+      f->Hint(iter_bytes_);
+  const uint32_t buckets = std::max<uint32_t>(1, cfg_.profile.buckets);
+  for (uint32_t k = 0; k < buckets; k++) {
+    const Time at = MicroSeconds(static_cast<int64_t>(k * cfg_.profile.bucket_gap_us));
+    if (k == 0)
+      ReleaseBucket(0);
+    else
+      Simulator::Schedule(at, &TrainingJob::ReleaseBucket, this, k);
+  }
+}
+
+void TrainingJob::ReleaseBucket(uint32_t k) {
+  const uint32_t buckets = std::max<uint32_t>(1, cfg_.profile.buckets);
+  const uint64_t share = iter_bytes_ / buckets;
+  const uint64_t n = k + 1 == buckets ? iter_bytes_ - share * (buckets - 1) : share;
+  for (auto& f : flows_)
+    f->Send(n);
+}
+
+void TrainingJob::FlowComplete() {
+  if (flows_pending_ == 0)
+    return;
+  // A flow may complete a bucket before later buckets are released: the
+  // phase is over only when every flow holds every byte of the iteration.
+  for (auto& f : flows_)
+    if (f->received() < f->queued())
+      return;
+  const uint32_t buckets = std::max<uint32_t>(1, cfg_.profile.buckets);
+  const double last_bucket_s = cur_.comm_start_s + (buckets - 1) * cfg_.profile.bucket_gap_us * 1e-6;
+  if (Simulator::Now().GetSeconds() + 1e-12 < last_bucket_s)
+    return;
+  flows_pending_ = 0;
+  cur_.comm_end_s = Simulator::Now().GetSeconds();
+  comm_done_ = true;
+  MaybeEndIteration();
+}
+
+void TrainingJob::MaybeEndIteration() {
+  if (!comm_done_ || !compute_done_)
+    return;
+  cur_.end_s = Simulator::Now().GetSeconds();
+  records_.push_back(cur_);
+  comm_done_ = false;
+  if (records_.size() >= cfg_.iterations) {
+    running_ = false;
+    if (on_finished)
+      on_finished();
+    return;
+  }
+  BeginIteration();
+}
+
+}  // namespace ns3

@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""mltcp_traffic.py - traffic and checks for the MLTCP BPF tests (run_tests.sh).
+
+  server  --port P [--cc NAME] [--out FILE]
+          accept one connection, read to EOF, write {"bytes", "sha256", "cc"}
+          (cc = the accepted socket's TCP_CONGESTION) as JSON to FILE/stdout.
+  client  --host H --port P [--cc NAME] then one of
+          --probe                       connect, report cc, close
+          --bulk BYTES                  send random bytes, sample cwnd and stats
+          --iterations K --bytes N --gap-ms G [--hint]
+                                        emulated training: compute gap, then N
+                                        bytes (waiting until all are acked), K
+                                        times; with --hint, mltcp.hint() first;
+                                        stats are sampled at each phase end.
+          prints one JSON object on stdout.
+
+Stats come from `mltcpctl stats --json` ($MLTCPCTL), matched by local port.
+"""
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+
+TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
+TCP_INFO = getattr(socket, "TCP_INFO", 11)
+SIOCOUTQ = termios.TIOCOUTQ
+CHUNK = 1 << 16
+
+
+def get_cc(sock):
+    return sock.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).split(b"\0")[0].decode()
+
+
+def snd_cwnd(sock):
+    info = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 104)
+    # struct tcp_info: 8 u8 fields, then u32s; tcpi_snd_cwnd is u32 #18 (0-based)
+    return struct.unpack_from("I", info, 8 + 18 * 4)[0]
+
+
+def outq(sock):
+    buf = fcntl.ioctl(sock.fileno(), SIOCOUTQ, b"\0" * 4)
+    return struct.unpack("i", buf)[0]
+
+
+def wait_drained(sock, timeout=10.0):
+    end = time.monotonic() + timeout
+    while outq(sock) > 0:
+        if time.monotonic() > end:
+            raise RuntimeError("send queue did not drain in %.0f s" % timeout)
+        time.sleep(0.0002)
+
+
+def flow_stats(local_port):
+    ctl = os.environ.get("MLTCPCTL", "mltcpctl")
+    out = subprocess.run([ctl, "stats", "--json"], check=True, capture_output=True,
+                         text=True).stdout
+    for f in json.loads(out)["flows"]:
+        if f["local"].endswith(":%d" % local_port):
+            return f
+    return None
+
+
+def server(args):
+    ls = socket.socket(socket.AF_INET6 if ":" in args.bind else socket.AF_INET)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if args.cc:
+        ls.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, args.cc.encode())
+    ls.bind((args.bind, args.port))
+    ls.listen(1)
+    if args.ready:
+        open(args.ready, "w").close()
+    conn, _ = ls.accept()
+    cc = get_cc(conn)
+    h = hashlib.sha256()
+    n = 0
+    while True:
+        b = conn.recv(1 << 20)
+        if not b:
+            break
+        h.update(b)
+        n += len(b)
+    res = {"bytes": n, "sha256": h.hexdigest(), "cc": cc}
+    conn.close()
+    text = json.dumps(res)
+    if args.out:
+        with open(args.out + ".tmp", "w") as f:
+            f.write(text)
+        os.rename(args.out + ".tmp", args.out)
+    else:
+        print(text)
+
+
+def connect(args):
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_STREAM)
+    if args.cc:
+        s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, args.cc.encode())
+    for _ in range(100):
+        try:
+            s.connect((args.host, args.port))
+            return s
+        except ConnectionRefusedError:
+            time.sleep(0.05)
+    raise RuntimeError("cannot connect to %s:%d" % (args.host, args.port))
+
+
+def client_bulk(s, args, res):
+    payload = os.urandom(CHUNK)
+    h = hashlib.sha256()
+    samples, stats = [], []
+    done = threading.Event()
+
+    def sender():
+        left = args.bulk
+        while left > 0:
+            b = payload[: min(left, CHUNK)]
+            s.sendall(b)
+            h.update(b)
+            left -= len(b)
+        done.set()
+
+    t = threading.Thread(target=sender)
+    t.start()
+    port = s.getsockname()[1]
+    last_stats = 0.0
+    while not done.is_set():
+        samples.append(snd_cwnd(s))
+        if time.monotonic() - last_stats > 0.2:
+            st = flow_stats(port)
+            if st:
+                stats.append(st)
+            last_stats = time.monotonic()
+        time.sleep(0.002)
+    t.join()
+    wait_drained(s, 30)
+    st = flow_stats(port)
+    if st:
+        stats.append(st)
+    res.update(sent=args.bulk, sha256=h.hexdigest(), cwnd=samples, stats=stats)
+
+
+def client_iterations(s, args, res):
+    payload = os.urandom(args.bytes)
+    port = s.getsockname()[1]
+    phase_end = []
+    if args.hint:
+        sys.path.insert(0, args.pydir)
+        import mltcp  # noqa: E402  (the binding under test)
+    for _ in range(args.iterations):
+        time.sleep(args.gap_ms / 1000.0)  # "compute"
+        if args.hint:
+            mltcp.hint(s, args.bytes)
+        s.sendall(payload)
+        wait_drained(s)
+        phase_end.append(flow_stats(port))
+    res.update(phase_end=phase_end)
+
+
+def client(args):
+    s = connect(args)
+    res = {"cc": get_cc(s), "local_port": s.getsockname()[1]}
+    if args.bulk:
+        client_bulk(s, args, res)
+    elif args.iterations:
+        client_iterations(s, args, res)
+    if args.hold:
+        time.sleep(args.hold)
+    s.close()
+    print(json.dumps(res))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sv = sub.add_parser("server")
+    sv.add_argument("--bind", default="0.0.0.0")
+    sv.add_argument("--port", type=int, required=True)
+    sv.add_argument("--cc")
+    sv.add_argument("--out")
+    sv.add_argument("--ready", help="touch this file once listening")
+    cl = sub.add_parser("client")
+    cl.add_argument("--host", required=True)
+    cl.add_argument("--port", type=int, required=True)
+    cl.add_argument("--cc")
+    cl.add_argument("--probe", action="store_true")
+    cl.add_argument("--bulk", type=int, default=0)
+    cl.add_argument("--iterations", type=int, default=0)
+    cl.add_argument("--bytes", type=int, default=0)
+    cl.add_argument("--gap-ms", type=float, default=20.0)
+    cl.add_argument("--hint", action="store_true")
+    cl.add_argument("--hold", type=float, default=0.0, help="seconds to keep the socket open")
+    cl.add_argument("--pydir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                    "..", "..", "bpf", "python"))
+    args = ap.parse_args()
+    server(args) if args.cmd == "server" else client(args)
+
+
+if __name__ == "__main__":
+    main()

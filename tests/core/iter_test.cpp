@@ -1,0 +1,182 @@
+// Iteration tracking, boundary detection, learning, hints and the gain F.
+// Expected values are computed by hand in the comments next to them.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+using mltcp_test::Driver;
+
+TEST(Iter, NoStructureMeansNeutralGain) {
+  Driver d;
+  d.Phase(1000000);
+  EXPECT_EQ(d.Ratio(), MLTCP_RATIO_NONE);
+  EXPECT_EQ(d.Gain(), MLTCP_GAIN_ONE);
+  EXPECT_EQ(d.it.iterations, 0u);
+}
+
+TEST(Iter, FirstBoundaryLearnsSizeAndGainFollowsF) {
+  Driver d;
+  d.Phase(100000);
+  EXPECT_TRUE(d.Idle(100000));  // 100 ms > idle_max 50 ms
+  EXPECT_EQ(d.it.iterations, 1u);
+  EXPECT_EQ(d.it.bytes_per_iter, 100000u);
+  EXPECT_EQ(d.it.iter_bytes, 0u);
+  EXPECT_EQ(d.Ratio(), 0u);
+  EXPECT_EQ(d.Gain(), 256u);  // F(0) = intercept = 0.25
+
+  d.Phase(25000);
+  EXPECT_EQ(d.Ratio(), 256u);   // 25000 * 1024 / 100000
+  EXPECT_EQ(d.Gain(), 640u);    // 256 + 1536 * 256 / 1024
+  d.Phase(25000);
+  EXPECT_EQ(d.Ratio(), 512u);
+  EXPECT_EQ(d.Gain(), 1024u);   // 256 + 768: neutral at mid-iteration
+  d.Phase(50000);
+  EXPECT_EQ(d.Ratio(), 1024u);
+  EXPECT_EQ(d.Gain(), 1792u);   // 256 + 1536 = 1.75
+}
+
+TEST(Iter, OverrunLosesStructure) {
+  Driver d;
+  d.Phase(100000);
+  ASSERT_TRUE(d.Idle(100000));
+  d.Phase(200000);  // exactly 2x: still clamped at ratio 1
+  EXPECT_EQ(d.Ratio(), 1024u);
+  d.Phase(1);       // beyond 2x: a bulk transfer, not an iteration
+  EXPECT_EQ(d.Ratio(), MLTCP_RATIO_NONE);
+  EXPECT_EQ(d.Gain(), MLTCP_GAIN_ONE);
+}
+
+TEST(Iter, ShortGapIsNotABoundaryAndAdaptsThreshold) {
+  Driver d;
+  // srtt 100 us * 8 = 800 us, below idle_min: threshold is 2000 us.
+  EXPECT_EQ(mltcp_idle_threshold_us(&d.it, &d.p, d.srtt), 2000u);
+  d.Phase(10000);
+  EXPECT_FALSE(d.Idle(1500));
+  EXPECT_EQ(d.it.gap_ewma_us, 375u);  // 0 + 1500/4
+  // Repeated 1900 us pauses (DDP buckets) pull the EWMA up to >= 1897
+  // (it stops moving once the difference is below 4).
+  for (int i = 0; i < 100; i++) {
+    d.Phase(10000);
+    EXPECT_FALSE(d.Idle(1900));
+  }
+  EXPECT_GE(d.it.gap_ewma_us, 1897u);
+  EXPECT_LE(d.it.gap_ewma_us, 1900u);
+  const uint32_t thresh = mltcp_idle_threshold_us(&d.it, &d.p, d.srtt);
+  EXPECT_EQ(thresh, 2 * d.it.gap_ewma_us);
+  // A 3 ms gap would have been a boundary with the fixed 2 ms minimum.
+  d.Phase(10000);
+  EXPECT_FALSE(d.Idle(3000));
+  EXPECT_EQ(d.it.iterations, 0u);
+  d.Phase(10000);
+  EXPECT_TRUE(d.Idle(thresh + 2000));
+}
+
+TEST(Iter, ThresholdFollowsRttWithinBounds) {
+  Driver d;
+  EXPECT_EQ(mltcp_idle_threshold_us(&d.it, &d.p, 0), 2000u);      // no RTT yet
+  EXPECT_EQ(mltcp_idle_threshold_us(&d.it, &d.p, 1000), 8000u);   // 8 RTTs
+  EXPECT_EQ(mltcp_idle_threshold_us(&d.it, &d.p, 10000), 50000u); // capped
+}
+
+TEST(Iter, LearningIgnoresOneOddIterationAndFollowsSlowChange) {
+  Driver d;
+  d.Phase(100000);
+  ASSERT_TRUE(d.Idle(100000));
+  d.Phase(300000);  // 3x: outlier, ignored
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 100000u);
+  d.Phase(100000);
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 100000u);
+  d.Phase(120000);  // +20%: 100000 + 20000/4
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 105000u);
+  d.Phase(80000);   // 105000 - 25000/4
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 98750u);
+  // A lasting change is accepted on its second occurrence.
+  d.Phase(400000);
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 98750u);
+  d.Phase(400000);
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 400000u);
+  EXPECT_EQ(d.it.iterations, 7u);
+}
+
+TEST(Iter, HintOverridesDetection) {
+  Driver d;
+  mltcp_iter_hint(&d.it, d.acked, 50000, d.now);
+  EXPECT_EQ(d.it.bytes_per_iter, 50000u);
+  EXPECT_EQ(d.it.iterations, 0u);  // nothing was sent before: no iteration
+  EXPECT_EQ(d.Ratio(), 0u);        // structure known from the hint
+  EXPECT_EQ(d.Gain(), 256u);
+  d.Phase(25000);
+  EXPECT_EQ(d.Ratio(), 512u);
+  d.Phase(25000);
+  // A long idle gap is not a boundary once hints drive the flow.
+  EXPECT_FALSE(d.Idle(200000));
+  EXPECT_EQ(d.it.iter_bytes, 50000u);
+  mltcp_iter_hint(&d.it, d.acked, 80000, d.now);
+  EXPECT_EQ(d.it.iterations, 1u);
+  EXPECT_EQ(d.it.hinted, 1u);
+  EXPECT_EQ(d.it.bytes_per_iter, 80000u);
+  d.Phase(20000);
+  EXPECT_EQ(d.Ratio(), 256u);  // 20000 * 1024 / 80000
+}
+
+TEST(Iter, HintWithoutSizeKeepsLearnedSize) {
+  Driver d;
+  d.Phase(100000);
+  ASSERT_TRUE(d.Idle(100000));
+  d.Phase(120000);
+  mltcp_iter_hint(&d.it, d.acked, 0, d.now);
+  EXPECT_EQ(d.it.bytes_per_iter, 105000u);  // learned from the closed one
+  EXPECT_EQ(d.it.iterations, 2u);
+  EXPECT_EQ(d.it.hinted, 1u);
+}
+
+TEST(Iter, DisabledIsAlwaysNeutral) {
+  Driver d;
+  d.p.enabled = 0;
+  d.Phase(100000);
+  ASSERT_TRUE(d.Idle(100000));
+  d.Phase(90000);
+  EXPECT_EQ(d.Ratio(), 921u);  // tracking continues: 90000*1024/100000
+  EXPECT_EQ(d.Gain(), MLTCP_GAIN_ONE);
+}
+
+TEST(Iter, LateAcksAtTxStartStillShowTheGap) {
+  Driver d;
+  d.Phase(50000);
+  // 10000 more bytes were acked without an ack callback (e.g. in recovery);
+  // the datapath hands the counter over at TX_START.
+  d.acked += 10000;
+  EXPECT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 60000u);
+}
+
+TEST(Iter, EmptyIterationIsNotCounted) {
+  Driver d;
+  EXPECT_FALSE(d.Idle(100000));  // connection idle before its first byte
+  EXPECT_EQ(d.it.iterations, 0u);
+  EXPECT_EQ(d.it.bytes_per_iter, 0u);
+}
+
+TEST(Iter, TimeCrossesClockWrap) {
+  Driver d;
+  d.now = 0xffffffffu - 50;
+  d.Phase(100000, 1448, 1);  // 70 acks: the clock wraps during the phase
+  EXPECT_LT(d.now, 1000u);
+  EXPECT_TRUE(d.Idle(60000));
+  EXPECT_EQ(d.it.iterations, 1u);
+  EXPECT_EQ(mltcp_elapsed_us(0xfffffff0u, 0x10u), 0x20u);
+}
+
+TEST(Iter, ClockGoingBackwardsIsNoGap) {
+  Driver d;
+  d.Phase(100000);
+  d.now -= 1000000;  // stepped back 1 s
+  EXPECT_FALSE(mltcp_iter_on_tx_start(&d.it, &d.p, d.acked, d.now, d.srtt));
+  EXPECT_EQ(d.it.iterations, 0u);
+}

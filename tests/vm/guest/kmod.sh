@@ -1,0 +1,217 @@
+# kmod.sh - guest tests of tcp_mltcp.ko on Debian's kernel (issue 4, section 6).
+# Runs under busybox sh inside the VM started by tests/vm/run.sh.
+. /mltcp/lib.sh
+P=/sys/module/tcp_mltcp/parameters
+AVAIL=/proc/sys/net/ipv4/tcp_available_congestion_control
+DEFCC=/proc/sys/net/ipv4/tcp_congestion_control
+ITER_BYTES=200000
+
+has_cc() { grep -qw "$1" "$AVAIL"; }
+loaded() { grep -q '^tcp_mltcp ' /proc/modules; }
+set_default() { echo "$1" >"$DEFCC"; }
+
+# --- load, names, autoload ------------------------------------------------
+t_modprobe() {
+	modprobe tcp_mltcp || return 1
+	loaded && has_cc mltcp && has_cc mltcp_cubic || return 1
+	[ "$(cat /sys/module/tcp_mltcp/version)" != "" ] || return 1
+	rmmod tcp_mltcp && ! loaded && ! has_cc mltcp
+}
+t_autoload_sysctl() {
+	! loaded || rmmod tcp_mltcp || return 1
+	sysctl -w net.ipv4.tcp_congestion_control=mltcp_cubic >/dev/null || return 1
+	loaded && [ "$(cat $DEFCC)" = mltcp_cubic ] || return 1
+	[ "$($VMTOOL getcc)" = mltcp_cubic ] || return 1
+	set_default cubic && rmmod tcp_mltcp || return 1
+	sysctl -w net.ipv4.tcp_congestion_control=mltcp >/dev/null || return 1
+	loaded && [ "$($VMTOOL getcc)" = mltcp ] || return 1
+	set_default cubic
+}
+check load-modprobe t_modprobe
+check autoload-by-sysctl t_autoload_sysctl
+
+# --- parameters ----------------------------------------------------------
+write_param() { echo "$2" >"$P/$1" 2>/dev/null; }
+t_params() {
+	for kv in slope=1536 intercept=256 gain_min=64 gain_max=4096 \
+		  idle_min_us=2000 idle_max_us=50000 idle_rtt_mult=8 enabled=1; do
+		[ "$(cat "$P/${kv%%=*}")" = "${kv#*=}" ] || { echo "default ${kv}: $(cat "$P/${kv%%=*}")"; return 1; }
+	done
+	write_param slope 1024 && [ "$(cat $P/slope)" = 1024 ] || return 1
+	write_param idle_rtt_mult 4 && [ "$(cat $P/idle_rtt_mult)" = 4 ] || return 1
+	for bad in "slope 9000" "intercept 0" "intercept 5000" "gain_min 2000" \
+		   "gain_max 100" "idle_min_us 60000" "idle_max_us 10" "idle_rtt_mult 0" \
+		   "enabled 2" "slope abc"; do
+		set -- $bad
+		old=$(cat "$P/$1")
+		if write_param "$1" "$2"; then echo "write $1=$2 accepted"; return 1; fi
+		[ "$(cat "$P/$1")" = "$old" ] || { echo "$1 changed by rejected write"; return 1; }
+	done
+	# The kernel's answer to a rejected write is EINVAL.
+	err=$(sh -c "echo 9000 >$P/slope" 2>&1)
+	echo "$err" | grep -q "Invalid argument" || { echo "not EINVAL: $err"; return 1; }
+	write_param slope 1536 && write_param idle_rtt_mult 8 && write_param enabled 0 &&
+		[ "$(cat $P/enabled)" = 0 ] && write_param enabled 1
+}
+check params-valid-and-invalid t_params
+
+# --- network -------------------------------------------------------------
+if ! net_up; then
+	vm_result netns-setup fail
+	echo "MLTCP-VM-RESULT name=kmod-network status=skip reason=netns-setup-failed"
+	exit 1
+fi
+vm_result netns-setup pass "rate=$NET_RATE delay=$NET_DELAY"
+
+# bulk CC [EXPECTED_CC] [hold]: 4 MB through the bottleneck; checks bytes and
+# checksum; leaves the client line in $CLIENT.
+BULK_BYTES=${BULK_BYTES:-4000000}
+PORT=5000
+bulk() {
+	PORT=$((PORT + 1))
+	out=$(transfer $PORT --bytes "$BULK_BYTES" --cc "$1" --trace /tmp/mltcp-trace.$1) || return 1
+	CLIENT=$(echo "$out" | grep '^CLIENT')
+	SERVER=$(echo "$out" | grep '^SERVER')
+	echo "# $CLIENT"
+	[ "$(kv cc "$CLIENT")" = "$1" ] || { echo "cc mismatch: $CLIENT"; return 1; }
+	[ "$(kv bytes "$CLIENT")" = "$BULK_BYTES" ] && [ "$(kv bytes "$SERVER")" = "$BULK_BYTES" ] &&
+		[ "$(kv fnv "$CLIENT")" = "$(kv fnv "$SERVER")" ] || { echo "bytes/checksum: $CLIENT / $SERVER"; return 1; }
+}
+
+# Backoff class: Reno halves (ssthresh/peak ~0.5), CUBIC keeps 717/1024.
+backoff_in() {	# lo hi
+	b=$(kv backoff_median "$CLIENT")
+	n=$(kv backoffs "$CLIENT")
+	[ "$n" -ge 3 ] && float_le "$1" "$b" && float_le "$b" "$2" ||
+		{ echo "backoffs=$n median=$b not in [$1, $2]"; return 1; }
+}
+
+declare_mean() { eval "MEAN_$1=$(kv cwnd_mean "$CLIENT")"; }
+within() {	# a b frac: |a-b| <= frac * b
+	awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= f * b) }'
+}
+
+t_bulk_reno() { bulk reno && backoff_in 0.35 0.65 && declare_mean reno; }
+t_bulk_cubic() { bulk cubic && backoff_in 0.60 0.85 && declare_mean cubic; }
+t_bulk_mltcp() {
+	bulk mltcp && backoff_in 0.35 0.65 || return 1
+	# No iteration structure: neutral gain, Reno-like window.
+	[ "$(kv gain "$CLIENT")" = 1024 ] && within "$(kv cwnd_mean "$CLIENT")" "$MEAN_reno" 0.35 ||
+		{ echo "gain/cwnd_mean vs reno $MEAN_reno: $CLIENT"; return 1; }
+}
+t_bulk_mltcp_cubic() {
+	bulk mltcp_cubic && backoff_in 0.60 0.85 || return 1
+	[ "$(kv gain "$CLIENT")" = 1024 ] && within "$(kv cwnd_mean "$CLIENT")" "$MEAN_cubic" 0.35 ||
+		{ echo "gain/cwnd_mean vs cubic $MEAN_cubic: $CLIENT"; return 1; }
+}
+t_bulk_disabled() {
+	write_param enabled 0 || return 1
+	bulk mltcp && backoff_in 0.35 0.65 && within "$(kv cwnd_mean "$CLIENT")" "$MEAN_reno" 0.35 &&
+	bulk mltcp_cubic && backoff_in 0.60 0.85 && within "$(kv cwnd_mean "$CLIENT")" "$MEAN_cubic" 0.35
+	rc=$?
+	write_param enabled 1
+	return $rc
+}
+# Run in the parent shell (check runs a subshell) so the means carry over.
+run_check() {	# name fn
+	if out=$($2 2>&1); then vm_result "$1" pass; else vm_result "$1" fail; fi
+	echo "$out" | sed 's/^/#   /' | tail -n 6
+}
+MEAN_reno=; MEAN_cubic=
+t_bulk_reno >/tmp/o 2>&1 && vm_result bulk-reno pass || vm_result bulk-reno fail; sed 's/^/#   /' /tmp/o | tail -n 4
+t_bulk_cubic >/tmp/o 2>&1 && vm_result bulk-cubic pass || vm_result bulk-cubic fail; sed 's/^/#   /' /tmp/o | tail -n 4
+run_check bulk-mltcp t_bulk_mltcp
+run_check bulk-mltcp_cubic t_bulk_mltcp_cubic
+run_check bulk-enabled0-matches-base t_bulk_disabled
+
+# --- selection by sysctl inside a namespace and by setsockopt -------------
+t_select() {
+	ip netns exec mltcp-a sysctl -q -w net.ipv4.tcp_congestion_control=mltcp || return 1
+	PORT=$((PORT + 1))
+	out=$(transfer $PORT --bytes 100000) || return 1
+	echo "$out" | grep -q ' cc=mltcp ' || { echo "sysctl selection: $out"; return 1; }
+	ip netns exec mltcp-a sysctl -q -w net.ipv4.tcp_congestion_control=cubic
+	PORT=$((PORT + 1))
+	out=$(transfer $PORT --bytes 100000 --cc mltcp_cubic) || return 1
+	echo "$out" | grep -q ' cc=mltcp_cubic ' || { echo "setsockopt selection: $out"; return 1; }
+	# An unknown name is refused by setsockopt.
+	! $A "$VMTOOL" client --host 10.77.0.2 --port 1 --bytes 1 --cc mltcp_nosuch 2>/dev/null
+}
+check select-sysctl-and-setsockopt t_select
+
+# --- iterations: detection and learned bytes, via TCP_CC_INFO and debugfs --
+# iter CC: 8 iterations of ITER_BYTES with 100 ms compute gaps (above the
+# 50 ms idle_max_us, so every gap is a boundary): 7 closed iterations.
+iter() {
+	PORT=$((PORT + 1))
+	$B "$VMTOOL" server --port $PORT --count 1 >/tmp/mltcp-isrv 2>&1 &
+	spid=$!
+	sleep 0.3
+	$A "$VMTOOL" client --host 10.77.0.2 --port $PORT --bytes $ITER_BYTES \
+		--iters 8 --gap-ms 100 --cc "$1" --hold-ms 1500 >/tmp/mltcp-icli 2>&1 &
+	cpid=$!
+	for _ in $(seq 1 100); do
+		grep -q '^CLIENT' /tmp/mltcp-icli && break
+		sleep 0.1
+	done
+	FLOWS=$(grep " $1 " /sys/kernel/debug/tcp_mltcp/flows)
+	wait $cpid
+	wait $spid
+	CLIENT=$(grep '^CLIENT' /tmp/mltcp-icli)
+	echo "# $CLIENT"
+	echo "# flows: $FLOWS"
+	[ "$(kv iterations "$CLIENT")" = 7 ] || { echo "iterations: $CLIENT"; return 1; }
+	bpi=$(kv bytes_per_iter "$CLIENT")
+	within "$bpi" $ITER_BYTES 0.05 || { echo "bytes_per_iter $bpi vs $ITER_BYTES"; return 1; }
+	# Last iteration complete: ratio 1, F = intercept + slope (or 1 if off).
+	[ "$(kv gain "$CLIENT")" = "$2" ] || { echo "gain $(kv gain "$CLIENT") != $2"; return 1; }
+	[ "$(kv iterations "$FLOWS")" = 7 ] && [ "$(kv bytes_per_iter "$FLOWS")" = "$bpi" ] ||
+		{ echo "debugfs disagrees: $FLOWS"; return 1; }
+	grep -q "bytes=$((ITER_BYTES * 8))" /tmp/mltcp-isrv || { echo "server: $(cat /tmp/mltcp-isrv)"; return 1; }
+}
+t_iter_mltcp() { iter mltcp 1792; }
+t_iter_cubic() { iter mltcp_cubic 1792; }
+t_iter_disabled() { write_param enabled 0 && iter mltcp 1024; rc=$?; write_param enabled 1; return $rc; }
+run_check iterations-mltcp t_iter_mltcp
+run_check iterations-mltcp_cubic t_iter_cubic
+run_check iterations-enabled0-neutral-gain t_iter_disabled
+
+# --- rmmod refused while in use, works after, reload works ----------------
+t_rmmod() {
+	PORT=$((PORT + 1))
+	$B "$VMTOOL" server --port $PORT --count 1 >/dev/null 2>&1 &
+	spid=$!
+	sleep 0.3
+	$A "$VMTOOL" client --host 10.77.0.2 --port $PORT --bytes 100000 --cc mltcp \
+		--hold-ms 2000 >/tmp/mltcp-rcli 2>&1 &
+	cpid=$!
+	for _ in $(seq 1 50); do grep -q '^CLIENT' /tmp/mltcp-rcli && break; sleep 0.1; done
+	if rmmod tcp_mltcp 2>/dev/null; then echo "rmmod succeeded with a socket open"; return 1; fi
+	loaded || return 1
+	wait $cpid; wait $spid
+	set_default mltcp
+	if rmmod tcp_mltcp 2>/dev/null; then echo "rmmod succeeded while default"; return 1; fi
+	set_default cubic
+	rmmod tcp_mltcp || { echo "rmmod failed after close: $(cat /proc/modules | grep mltcp)"; return 1; }
+	! loaded && ! has_cc mltcp || return 1
+	modprobe tcp_mltcp && has_cc mltcp && has_cc mltcp_cubic
+}
+check rmmod-busy-then-unload-reload t_rmmod
+
+# --- optional: the BPF objects of the BPF issue on this 6.1 kernel --------
+if [ -f /mltcp/bpf/guest-load-test.sh ] && [ -x /mltcp/bin/mltcpctl ]; then
+	check bpf-load-on-6.1 sh /mltcp/bpf/guest-load-test.sh
+else
+	vm_result bpf-load-on-6.1 skip reason=tests/bpf/guest-load-test.sh-or-mltcpctl-not-built
+fi
+
+net_down
+
+# --- the kernel log stays clean --------------------------------------------
+t_dmesg() {
+	if dmesg | grep -E 'Oops|WARNING|BUG|Call Trace|general protection|refcount'; then
+		return 1
+	fi
+	return 0
+}
+check dmesg-clean t_dmesg

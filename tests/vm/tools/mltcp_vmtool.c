@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * mltcp_vmtool.c - traffic and inspection helper for the VM tests (busybox
+ * has no python).  Built static so the initramfs needs no libraries.
+ *
+ *   mltcp_vmtool server --port P [--count N]
+ *       accept N connections one after another, read each to EOF, print
+ *       "SERVER bytes=<n> fnv=<hex>" per connection.
+ *   mltcp_vmtool client --host A --port P --bytes B [--cc NAME]
+ *       [--iters N --gap-ms G] [--trace FILE] [--hold-ms H]
+ *       send N iterations of B bytes (a deterministic pattern), waiting for
+ *       all bytes to be acked and G ms between iterations; with --trace,
+ *       sample TCP_INFO (cwnd, ssthresh) during the transfer; print one
+ *       "CLIENT ..." line with bytes, checksum, throughput, the congestion
+ *       control in use (getsockopt TCP_CONGESTION), the Reno/CUBIC backoff
+ *       summary, and the module's per-flow state (getsockopt TCP_CC_INFO).
+ *   mltcp_vmtool getcc
+ *       print the congestion control a new TCP socket gets.
+ * Exit status: 0 ok, 1 runtime failure, 2 usage error.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/sockios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tcp_mltcp_info.h"
+
+#define CHUNK_BYTES	16384
+#define FNV_OFFSET	0xcbf29ce484222325ULL
+#define FNV_PRIME	0x100000001b3ULL
+#define MAX_BACKOFFS	4096
+
+static void die(const char *what)
+{
+	fprintf(stderr, "mltcp_vmtool: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void usage_error(const char *msg)
+{
+	fprintf(stderr, "mltcp_vmtool: %s (see the header of mltcp_vmtool.c)\n", msg);
+	exit(2);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+	while (n--) {
+		h ^= *p++;
+		h *= FNV_PRIME;
+	}
+	return h;
+}
+
+/* Byte i of the stream: cheap, deterministic, not periodic over 256. */
+static unsigned char pattern(uint64_t i)
+{
+	return (unsigned char)((i * 2654435761ULL) >> 13);
+}
+
+static int run_server(int port, int count)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	static unsigned char buf[1 << 16];
+	int one = 1, ls;
+
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0)
+		die("socket");
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 16))
+		die("bind/listen");
+	printf("SERVER listening port=%d\n", port);
+	fflush(stdout);
+	for (int c = 0; c < count; c++) {
+		int fd = accept(ls, NULL, NULL);
+		uint64_t total = 0, h = FNV_OFFSET;
+		ssize_t n;
+
+		if (fd < 0)
+			die("accept");
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
+			h = fnv(h, buf, n);
+			total += n;
+		}
+		if (n < 0)
+			die("read");
+		printf("SERVER bytes=%llu fnv=%016llx\n", (unsigned long long)total,
+		       (unsigned long long)h);
+		fflush(stdout);
+		close(fd);
+	}
+	close(ls);
+	return 0;
+}
+
+struct backoff_stats {
+	unsigned int n;
+	double ratio[MAX_BACKOFFS];
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int run_client(const char *host, int port, uint64_t bytes, const char *cc,
+		      int iters, int gap_ms, const char *trace_path, int hold_ms)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	static unsigned char buf[CHUNK_BYTES];
+	static struct backoff_stats bo;
+	uint64_t sent = 0, h = FNV_OFFSET;
+	unsigned int max_cwnd = 0, last_ssthresh = 0, cwnd_samples = 0;
+	double cwnd_sum = 0, t0, t_end, last_sample = -1e9;
+	char used_cc[32] = "";
+	socklen_t len;
+	FILE *trace = NULL;
+	int fd;
+
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		usage_error("--host must be an IPv4 address");
+	if (trace_path && !(trace = fopen(trace_path, "w")))
+		die("open --trace file");
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket");
+	if (cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc))) {
+		fprintf(stderr, "mltcp_vmtool: setsockopt(TCP_CONGESTION, %s): %s\n",
+			cc, strerror(errno));
+		return 1;
+	}
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		die("connect");
+	t0 = now_ms();
+	for (int it = 0; it < iters; it++) {
+		uint64_t end = sent + bytes;
+
+		while (sent < end) {
+			size_t n = end - sent < CHUNK_BYTES ? end - sent : CHUNK_BYTES;
+			ssize_t w;
+
+			for (size_t i = 0; i < n; i++)
+				buf[i] = pattern(sent + i);
+			w = write(fd, buf, n);
+			if (w < 0)
+				die("write");
+			h = fnv(h, buf, w);
+			sent += w;
+			if (trace && now_ms() - last_sample >= 2) {
+				struct tcp_info ti;
+
+				len = sizeof(ti);
+				if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+					die("getsockopt(TCP_INFO)");
+				last_sample = now_ms();
+				fprintf(trace, "%.1f %u %u\n", last_sample - t0,
+					ti.tcpi_snd_cwnd, ti.tcpi_snd_ssthresh);
+				/* A new, finite ssthresh after congestion avoidance
+				 * had started is one multiplicative decrease. */
+				if (ti.tcpi_snd_ssthresh != last_ssthresh &&
+				    ti.tcpi_snd_ssthresh < 0x7fffffff && last_ssthresh &&
+				    last_ssthresh < 0x7fffffff && max_cwnd &&
+				    bo.n < MAX_BACKOFFS) {
+					bo.ratio[bo.n++] = (double)ti.tcpi_snd_ssthresh / max_cwnd;
+					max_cwnd = 0;
+				}
+				if (ti.tcpi_snd_ssthresh != last_ssthresh && !last_ssthresh)
+					max_cwnd = 0;
+				last_ssthresh = ti.tcpi_snd_ssthresh;
+				if (ti.tcpi_snd_cwnd > max_cwnd)
+					max_cwnd = ti.tcpi_snd_cwnd;
+				cwnd_sum += ti.tcpi_snd_cwnd;
+				cwnd_samples++;
+			}
+		}
+		if (it + 1 < iters) {
+			/* Compute phase: wait for every byte to be acked, then idle. */
+			int outq;
+
+			do {
+				if (ioctl(fd, SIOCOUTQ, &outq))
+					die("ioctl(SIOCOUTQ)");
+				if (outq)
+					usleep(200);
+			} while (outq);
+			usleep(gap_ms * 1000);
+		}
+	}
+	if (shutdown(fd, SHUT_WR))
+		die("shutdown");
+	/* The server closes after reading everything: all bytes delivered. */
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	t_end = now_ms();
+
+	len = sizeof(used_cc);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, used_cc, &len))
+		die("getsockopt(TCP_CONGESTION)");
+	used_cc[sizeof(used_cc) - 1] = 0;
+
+	printf("CLIENT bytes=%llu fnv=%016llx ms=%.0f mbps=%.2f cc=%s",
+	       (unsigned long long)sent, (unsigned long long)h, t_end - t0,
+	       sent * 8.0 / ((t_end - t0) * 1e3), used_cc);
+	if (trace) {
+		double median = 0;
+
+		if (bo.n) {
+			qsort(bo.ratio, bo.n, sizeof(bo.ratio[0]), cmp_double);
+			median = bo.ratio[bo.n / 2];
+		}
+		printf(" backoffs=%u backoff_median=%.3f cwnd_mean=%.1f",
+		       bo.n, median, cwnd_samples ? cwnd_sum / cwnd_samples : 0);
+		fclose(trace);
+	}
+	if (!strncmp(used_cc, "mltcp", 5)) {
+		struct tcp_mltcp_info mi;
+
+		memset(&mi, 0, sizeof(mi));
+		len = sizeof(mi);
+		if (getsockopt(fd, IPPROTO_TCP, TCP_CC_INFO, &mi, &len))
+			die("getsockopt(TCP_CC_INFO)");
+		if (len != sizeof(mi)) {
+			fprintf(stderr, "mltcp_vmtool: TCP_CC_INFO returned %u bytes, want %zu\n",
+				len, sizeof(mi));
+			return 1;
+		}
+		printf(" iterations=%u iter_bytes=%u bytes_per_iter=%llu gain=%u ratio=%u",
+		       mi.iterations, mi.iter_bytes,
+		       (unsigned long long)mi.bytes_per_iter_hi << 32 | mi.bytes_per_iter_lo,
+		       mi.gain, mi.ratio);
+	}
+	printf("\n");
+	fflush(stdout);
+	if (hold_ms > 0)
+		usleep(hold_ms * 1000);
+	close(fd);
+	return 0;
+}
+
+static int run_getcc(void)
+{
+	char name[32] = "";
+	socklen_t len = sizeof(name);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len))
+		die("getsockopt(TCP_CONGESTION)");
+	name[sizeof(name) - 1] = 0;
+	printf("%s\n", name);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *host = NULL, *cc = NULL, *trace = NULL;
+	int port = 0, count = 1, iters = 1, gap_ms = 0, hold_ms = 0;
+	uint64_t bytes = 0;
+
+	if (argc < 2)
+		usage_error("missing command: server, client or getcc");
+	for (int i = 2; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v)
+			usage_error("option without value");
+		if (!strcmp(o, "--port"))
+			port = atoi(v);
+		else if (!strcmp(o, "--count"))
+			count = atoi(v);
+		else if (!strcmp(o, "--host"))
+			host = v;
+		else if (!strcmp(o, "--bytes"))
+			bytes = strtoull(v, NULL, 0);
+		else if (!strcmp(o, "--cc"))
+			cc = v;
+		else if (!strcmp(o, "--iters"))
+			iters = atoi(v);
+		else if (!strcmp(o, "--gap-ms"))
+			gap_ms = atoi(v);
+		else if (!strcmp(o, "--trace"))
+			trace = v;
+		else if (!strcmp(o, "--hold-ms"))
+			hold_ms = atoi(v);
+		else
+			usage_error("unknown option");
+		i++;
+	}
+	if (!strcmp(argv[1], "server")) {
+		if (port <= 0 || count <= 0)
+			usage_error("server needs --port P (and --count N > 0)");
+		return run_server(port, count);
+	}
+	if (!strcmp(argv[1], "client")) {
+		if (!host || port <= 0 || !bytes || iters <= 0)
+			usage_error("client needs --host, --port, --bytes (and --iters > 0)");
+		return run_client(host, port, bytes, cc, iters, gap_ms, trace, hold_ms);
+	}
+	if (!strcmp(argv[1], "getcc"))
+		return run_getcc();
+	usage_error("unknown command");
+	return 2;
+}

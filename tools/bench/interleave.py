@@ -1,0 +1,572 @@
+#!/usr/bin/python3
+"""interleave.py - the interleaving benchmark (make bench-interleave) and the
+demo (make demo): job mixes x congestion controls x repetitions on the
+namespace testbed (tools/testbed/mltcp-testbed) with the job emulator
+(mltcp-emu), against each job's isolated iteration time measured in the same
+session.  Prints one RESULT line per run and a table; writes per-run data,
+timelines and per-mix comparison charts (plots.py).
+
+Definitions (docs/evaluation.md):
+  ratio        a job's mean (p99, nearest rank) iteration time after the
+               warm-up iterations / its isolated mean iteration time with the
+               same congestion control; a run's mean_ratio is the mean over
+               its ML jobs, its p99_ratio the largest job's p99 ratio.
+  overlap      of one communication phase: the fraction of its duration during
+               which at least one other job's communication phase is active.
+  interleaved  the schedule is interleaved at iteration k of the first job
+               when every communication phase (any job) that intersects the
+               window [comm_start(k), comm_end(k+2)] of the first job has
+               overlap < 10%: three consecutive iterations without contention.
+
+Must run as root with /usr/bin/python3 (matplotlib is Debian's).  Holds the
+host lock /run/lock/mltcp-host.lock while it loads MLTCP's BPF congestion
+controls; the testbed, mltcpctl load/unload and every process it starts are
+undone in `finally`, also on SIGINT/SIGTERM.
+"""
+import argparse
+import csv
+import fcntl
+import json
+import math
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+TESTBED = os.path.join(ROOT, "tools", "testbed", "mltcp-testbed")
+HOST_LOCK = "/run/lock/mltcp-host.lock"
+AVAIL_CC = "/proc/sys/net/ipv4/tcp_available_congestion_control"
+PREFIX = "mltcp-tb"
+RX_ADDR = "10.199.0.2"
+PORT = 5001
+OVERLAP_CLEAN = 0.10        # a phase with less overlap counts as not contended
+CLEAN_RUN = 3               # consecutive clean iterations = interleaved
+START_LEAD_S = 1.0          # connections are set up before the common start
+BIN_US = 10000              # receiver throughput bins
+
+# name -> (category, [(job name, profile), ...]).  Categories drive the
+# target checks: "compatible" mixes can interleave (sum of communication
+# fractions < 1); "unavoidable" ones cannot (MLTCP must do no harm).
+MIXES = {
+    "two_identical": ("compatible", [("a", "vgg16"), ("b", "vgg16")]),
+    "three_mixed": ("compatible", [("resnet50", "resnet50"), ("bert", "bert_large"),
+                                   ("gpt2", "gpt2")]),
+    "four": ("compatible", [("r1", "resnet50"), ("r2", "resnet50"), ("r3", "resnet50"),
+                            ("r4", "resnet50")]),
+    "oversub": ("unavoidable", [("v1", "vgg16"), ("v2", "vgg16"), ("v3", "vgg16")]),
+    "periods": ("unavoidable", [("vgg16", "vgg16"), ("gpt2xl", "gpt2_xl")]),
+    "buckets": ("compatible", [("a", "vgg16_ddp"), ("b", "vgg16_ddp")]),
+    "tag": ("compatible", [("a", "tag"), ("b", "tag")]),
+    "dorylus": ("unavoidable", [("dorylus", "dorylus"), ("vgg16", "vgg16")]),
+    "bulk": ("fairness", [("vgg16", "vgg16"), ("bulk", "bulk")]),
+}
+DEFAULT_MIXES = list(MIXES)
+BASE_OF = {"mltcp": "reno", "mltcp_cubic": "cubic"}
+
+children = []
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def die(msg, code=1):
+    print("bench-interleave: " + msg, file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def now_us():
+    return time.time_ns() // 1000
+
+
+def available_ccs():
+    with open(AVAIL_CC) as f:
+        return f.read().split()
+
+
+def run(cmd, check=True, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), r.returncode,
+                                                   (r.stderr or r.stdout).strip()))
+    return r
+
+
+def spawn(cmd, **kw):
+    p = subprocess.Popen(cmd, **kw)
+    children.append(p)
+    return p
+
+
+def stop_children():
+    for p in children:
+        if p.poll() is None:
+            p.terminate()
+    for p in children:
+        try:
+            p.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    children.clear()
+
+
+# ------------------------------------------------------------ MLTCP loading
+
+class Mltcp:
+    """Loads MLTCP's BPF congestion controls through mltcpctl for the run and
+    unloads them at the end, unless they were already registered."""
+
+    def __init__(self, mltcpctl, params):
+        self.mltcpctl = mltcpctl
+        self.params = params
+        self.loaded_by_us = False
+
+    def ensure(self):
+        avail = available_ccs()
+        if "mltcp" in avail and "mltcp_cubic" in avail:
+            log("mltcp: already registered (not loading, will not unload)")
+        else:
+            if not self.mltcpctl or not os.access(self.mltcpctl, os.X_OK):
+                die("mltcp not registered: run mltcpctl load (mltcpctl not found at %r; "
+                    "build it with 'make all', or run with CCS='reno cubic')" % self.mltcpctl)
+            cmd = [self.mltcpctl, "load", "--variant", "all"]
+            r = run(cmd, check=False)
+            if r.returncode != 0:
+                die("mltcpctl load failed: %s" % (r.stderr or r.stdout).strip())
+            self.loaded_by_us = True
+            avail = available_ccs()
+            if "mltcp" not in avail or "mltcp_cubic" not in avail:
+                die("mltcpctl load succeeded but %s lists: %s" % (AVAIL_CC, " ".join(avail)))
+            log("mltcp: loaded with %s load --variant all" % self.mltcpctl)
+        for kv in self.params:
+            r = run([self.mltcpctl, "set", kv], check=False)
+            if r.returncode != 0:
+                die("mltcpctl set %s failed: %s" % (kv, (r.stderr or r.stdout).strip()))
+            log("mltcp: set %s" % kv)
+
+    def release(self):
+        if self.loaded_by_us:
+            r = run([self.mltcpctl, "unload"], check=False)
+            log("mltcp: unloaded" if r.returncode == 0 else
+                "mltcp: unload FAILED: %s" % (r.stderr or r.stdout).strip())
+            self.loaded_by_us = False
+
+
+# ------------------------------------------------------------ one run
+
+def run_jobs(args, rundir, jobs, cc, iterations):
+    """Runs jobs [(name, profile)] together; returns {name: csv rows}."""
+    os.makedirs(rundir, exist_ok=True)
+    t0 = now_us() + int(START_LEAD_S * 1e6)
+    rx = spawn(["ip", "netns", "exec", PREFIX + "-rx", args.emu, "recv", "--port", str(PORT),
+                "--log-dir", rundir, "--t0-us", str(t0), "--bin-us", str(BIN_US),
+                "--port-file", os.path.join(rundir, "port")],
+               stdout=subprocess.DEVNULL)
+    for _ in range(100):
+        if os.path.exists(os.path.join(rundir, "port")) or rx.poll() is not None:
+            break
+        time.sleep(0.02)
+    if rx.poll() is not None:
+        raise RuntimeError("receiver exited with %d" % rx.returncode)
+    senders = []
+    for i, (name, prof) in enumerate(jobs):
+        cmd = ["ip", "netns", "exec", "%s-s%d" % (PREFIX, i + 1), args.emu, "send",
+               "--dst", "%s:%d" % (RX_ADDR, PORT), "--profile-file", args.profiles,
+               "--profile", prof, "--job", name, "--cc", cc, "--iterations", str(iterations),
+               "--start-at-us", str(t0), "--t0-us", str(t0), "--warmup", str(args.warmup),
+               "--csv", os.path.join(rundir, name + ".csv"),
+               "--json", os.path.join(rundir, name + ".json"),
+               "--bulk-seconds", str(args.bulk_seconds)]
+        if args.hints and cc in BASE_OF:
+            cmd.append("--hints")
+        err = open(os.path.join(rundir, name + ".err"), "w")
+        senders.append((name, spawn(cmd, stdout=subprocess.DEVNULL, stderr=err)))
+    deadline = time.time() + START_LEAD_S + 5 + iterations * 2.0
+    failed = []
+    for name, p in senders:
+        try:
+            rc = p.wait(timeout=max(1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = "timeout"
+        if rc != 0:
+            failed.append("%s: %s %s" % (name, rc, open(os.path.join(rundir, name + ".err"))
+                                         .read().strip()))
+    time.sleep(0.05)
+    rx.terminate()
+    rx.wait(timeout=5)
+    if failed:
+        raise RuntimeError("job failed: " + "; ".join(failed))
+    out = {}
+    for name, prof in jobs:
+        path = os.path.join(rundir, name + ".csv")
+        out[name] = read_csv(path) if os.path.exists(path) else []
+    return out
+
+
+def read_csv(path):
+    with open(path) as f:
+        return [{k: (int(v) if k != "job" else v) for k, v in row.items()}
+                for row in csv.DictReader(f)]
+
+
+def read_bins(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [(int(r["bin_start_us"]), int(r["bytes"])) for r in csv.DictReader(f)]
+
+
+# ------------------------------------------------------------ analysis
+
+def p99(values):
+    v = sorted(values)
+    return v[max(1, math.ceil(0.99 * len(v))) - 1]
+
+
+def overlap_fraction(iv, others):
+    """Fraction of interval iv covered by the union of intervals `others`."""
+    s, e = iv
+    if e <= s:
+        return 0.0
+    cut = sorted((max(s, a), min(e, b)) for a, b in others if b > s and a < e)
+    covered, cur_s, cur_e = 0, None, None
+    for a, b in cut:
+        if cur_e is None or a > cur_e:
+            if cur_e is not None:
+                covered += cur_e - cur_s
+            cur_s, cur_e = a, b
+        else:
+            cur_e = max(cur_e, b)
+    if cur_e is not None:
+        covered += cur_e - cur_s
+    return covered / (e - s)
+
+
+def phase_overlaps(rows_by_job):
+    """{job: [overlap fraction per iteration]} over ML jobs' comm phases."""
+    phases = {j: [(r["comm_start_us"], r["comm_end_us"]) for r in rows]
+              for j, rows in rows_by_job.items()}
+    out = {}
+    for j, ivs in phases.items():
+        others = [iv for k, v in phases.items() if k != j for iv in v]
+        out[j] = [overlap_fraction(iv, others) for iv in ivs]
+    return out
+
+
+def interleaved_at(rows_by_job, overlaps):
+    jobs = list(rows_by_job)
+    if len(jobs) < 2:
+        return None
+    first = rows_by_job[jobs[0]]
+    for k in range(len(first) - CLEAN_RUN + 1):
+        lo, hi = first[k]["comm_start_us"], first[k + CLEAN_RUN - 1]["comm_end_us"]
+        clean = True
+        for j in jobs:
+            for r, ov in zip(rows_by_job[j], overlaps[j]):
+                if r["comm_end_us"] > lo and r["comm_start_us"] < hi and ov >= OVERLAP_CLEAN:
+                    clean = False
+                    break
+            if not clean:
+                break
+        if clean:
+            return k
+    return None
+
+
+def analyse(mix, cc, rows_by_job, iso, warmup, rundir, bulk_iso_rate):
+    ml = {j: rows for j, rows in rows_by_job.items() if rows}
+    overlaps = phase_overlaps(ml)
+    per_job = {}
+    for j, rows in ml.items():
+        prof = dict(MIXES[mix][1])[j]
+        times = [r["end_us"] - r["start_us"] for r in rows][warmup:]
+        base = iso[(prof, cc)]
+        per_job[j] = {
+            "profile": prof,
+            "iterations": len(rows),
+            "mean_us": statistics.mean(times),
+            "p99_us": p99(times),
+            "iso_mean_us": base,
+            "mean_ratio": statistics.mean(times) / base,
+            "p99_ratio": p99(times) / base,
+            "overlap_mean": statistics.mean(overlaps[j][warmup:]),
+        }
+    res = {
+        "mix": mix, "cc": cc, "jobs": per_job,
+        "mean_ratio": statistics.mean(v["mean_ratio"] for v in per_job.values()),
+        "p99_ratio": max(v["p99_ratio"] for v in per_job.values()),
+        "overlap_mean": statistics.mean(v["overlap_mean"] for v in per_job.values()),
+        "interleaved_at": interleaved_at(ml, overlaps) if len(ml) > 1 else None,
+    }
+    bulk_jobs = [j for j, p in MIXES[mix][1] if p == "bulk"]
+    if bulk_jobs and bulk_iso_rate:
+        res["bulk_share"] = bulk_share(rundir, bulk_jobs[0], ml, bulk_iso_rate.get(cc))
+    return res
+
+
+def bulk_share(rundir, bulk_job, ml_rows, iso_rate):
+    """Bulk flow's rate while an ML job communicates, over its fair share
+    (half of what it gets alone)."""
+    bins = dict(read_bins(os.path.join(rundir, "rx-%s.csv" % bulk_job)))
+    phases = [(r["comm_start_us"], r["comm_end_us"]) for rows in ml_rows.values()
+              for r in rows]
+    got, n = 0, 0
+    for t, b in bins.items():
+        if any(s <= t and t + BIN_US <= e for s, e in phases):
+            got += b
+            n += 1
+    if not n or not iso_rate:
+        return None
+    rate = got / (n * BIN_US / 1e6)
+    return rate / (iso_rate / 2)
+
+
+# ------------------------------------------------------------ session
+
+def measure_isolated(args, profiles, ccs, outdir):
+    iso, bulk_rate = {}, {}
+    for prof in profiles:
+        for cc in ccs:
+            rundir = os.path.join(outdir, "isolated", "%s-%s" % (prof, cc))
+            if prof == "bulk":
+                saved = args.bulk_seconds
+                args.bulk_seconds = 3
+                run_jobs(args, rundir, [("bulk", "bulk")], cc, 1)
+                args.bulk_seconds = saved
+                bins = [b for t, b in read_bins(os.path.join(rundir, "rx-bulk.csv"))
+                        if t >= 500000]
+                bulk_rate[cc] = sum(bins[:-1]) / (max(1, len(bins) - 1) * BIN_US / 1e6)
+                log("isolated %-10s %-12s %.1f Mbit/s" % (prof, cc, bulk_rate[cc] * 8e-6))
+                continue
+            rows = run_jobs(args, rundir, [("solo", prof)], cc, args.iso_iterations)["solo"]
+            times = [r["end_us"] - r["start_us"] for r in rows][args.warmup:]
+            iso[(prof, cc)] = statistics.mean(times)
+            log("isolated %-10s %-12s mean %.1f ms p99 %.1f ms" %
+                (prof, cc, iso[(prof, cc)] / 1e3, p99(times) / 1e3))
+    return iso, bulk_rate
+
+
+def fmt_iter(v):
+    return "none" if v is None else str(v)
+
+
+def median_or_none(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def summarise(results, ccs, mixes):
+    """Per (mix, cc): medians over repetitions."""
+    table = {}
+    for mix in mixes:
+        for cc in ccs:
+            rs = [r for r in results if r["mix"] == mix and r["cc"] == cc]
+            if not rs:
+                continue
+            il = [r["interleaved_at"] for r in rs]
+            il_sorted = sorted(il, key=lambda x: math.inf if x is None else x)
+            table[(mix, cc)] = {
+                "reps": len(rs),
+                "mean_ratio": statistics.median(r["mean_ratio"] for r in rs),
+                "p99_ratio": statistics.median(r["p99_ratio"] for r in rs),
+                "overlap": statistics.median(r["overlap_mean"] for r in rs),
+                "interleaved_at": il_sorted[len(il_sorted) // 2],
+                "interleaved_runs": sum(1 for x in il if x is not None),
+                "bulk_share": median_or_none([r.get("bulk_share") for r in rs]),
+                "mean_us": statistics.median(
+                    statistics.mean(j["mean_us"] for j in r["jobs"].values()) for r in rs),
+                "p99_us": statistics.median(
+                    max(j["p99_us"] for j in r["jobs"].values()) for r in rs),
+            }
+    return table
+
+
+def print_table(table, ccs, mixes):
+    lines = ["%-14s %-12s %4s %10s %9s %8s %12s %7s" %
+             ("mix", "cc", "reps", "mean_ratio", "p99_ratio", "overlap", "interleaved", "bulk")]
+    for mix in mixes:
+        for cc in ccs:
+            t = table.get((mix, cc))
+            if not t:
+                continue
+            lines.append("%-14s %-12s %4d %10.3f %9.3f %8.2f %12s %7s" % (
+                mix, cc, t["reps"], t["mean_ratio"], t["p99_ratio"], t["overlap"],
+                "%s (%d/%d)" % (fmt_iter(t["interleaved_at"]), t["interleaved_runs"], t["reps"]),
+                "-" if t["bulk_share"] is None else "%.2f" % t["bulk_share"]))
+    text = "\n".join(lines)
+    log(text)
+    return text
+
+
+def check_targets(table):
+    """The issue's targets, evaluated on the medians; informational."""
+    out = []
+
+    def t(mix, cc):
+        return table.get((mix, cc))
+
+    def add(name, ok, detail):
+        out.append("TARGET %-46s %-6s %s" % (name, "met" if ok else "MISSED", detail))
+
+    for ml, base in BASE_OF.items():
+        a, b = t("two_identical", ml), t("two_identical", base)
+        if a:
+            add("two_identical %s mean<=1.05 p99<=1.10 il<=5" % ml,
+                a["mean_ratio"] <= 1.05 and a["p99_ratio"] <= 1.10 and
+                a["interleaved_at"] is not None and a["interleaved_at"] <= 5,
+                "mean %.3f p99 %.3f interleaved_at %s" % (a["mean_ratio"], a["p99_ratio"],
+                                                          fmt_iter(a["interleaved_at"])))
+        if b:
+            add("two_identical %s mean>=1.25 (testbed shows it)" % base,
+                b["mean_ratio"] >= 1.25, "mean %.3f" % b["mean_ratio"])
+        a = t("three_mixed", ml)
+        if a:
+            add("three_mixed %s mean<=1.05" % ml, a["mean_ratio"] <= 1.05,
+                "mean %.3f" % a["mean_ratio"])
+        for mix in ("oversub", "periods", "dorylus"):
+            a, b = t(mix, ml), t(mix, base)
+            if a and b:
+                rel = a["mean_ratio"] / b["mean_ratio"]
+                add("%s %s within 3%% of %s" % (mix, ml, base), rel <= 1.03,
+                    "%.3f vs %.3f (x%.3f)" % (a["mean_ratio"], b["mean_ratio"], rel))
+        a = t("bulk", ml)
+        if a and a["bulk_share"] is not None:
+            add("bulk vs %s keeps >=0.90 of fair share" % ml, a["bulk_share"] >= 0.90,
+                "share %.2f" % a["bulk_share"])
+    for line in out:
+        log(line)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="Mixes: " + " ".join(MIXES))
+    ap.add_argument("--emu", required=True, help="mltcp-emu binary")
+    ap.add_argument("--mltcpctl", default="", help="mltcpctl binary (to load mltcp)")
+    ap.add_argument("--profiles", default=os.path.join(ROOT, "profiles", "jobs.prof"))
+    ap.add_argument("--out", required=True, help="output directory")
+    ap.add_argument("--mixes", default=" ".join(DEFAULT_MIXES))
+    ap.add_argument("--ccs", default="reno cubic mltcp mltcp_cubic")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=30)
+    ap.add_argument("--iso-iterations", type=int, default=12)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--bulk-seconds", type=int, default=8)
+    ap.add_argument("--hints", action="store_true", help="mltcp jobs announce iterations")
+    ap.add_argument("--param", action="append", default=[],
+                    help="mltcpctl set k=v before the runs (repeatable)")
+    ap.add_argument("--demo", action="store_true", help="before/after table for make demo")
+    ap.add_argument("--no-plots", action="store_true")
+    args = ap.parse_args()
+
+    if os.geteuid() != 0:
+        die("must run as root (network namespaces, qdiscs, BPF); try: sudo make bench-interleave", 2)
+    mixes, ccs = args.mixes.split(), args.ccs.split()
+    for m in mixes:
+        if m not in MIXES:
+            die("unknown mix '%s' (known: %s)" % (m, " ".join(MIXES)), 2)
+    for c in ccs:
+        if c not in ("reno", "cubic", "mltcp", "mltcp_cubic"):
+            die("unknown congestion control '%s' (reno cubic mltcp mltcp_cubic)" % c, 2)
+    if args.reps < 1 or args.iterations <= args.warmup + CLEAN_RUN:
+        die("need --reps >= 1 and --iterations > warmup + %d" % CLEAN_RUN, 2)
+    if not os.access(args.emu, os.X_OK):
+        die("mltcp-emu not found at %s (run make all)" % args.emu, 2)
+    r = run([args.emu, "profiles", "--profile-file", args.profiles], check=False)
+    if r.returncode != 0:
+        die(r.stderr.strip(), 2)
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt("signal %d" % signum)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    os.makedirs(args.out, exist_ok=True)
+    need_mltcp = any(c in BASE_OF for c in ccs)
+    lock = None
+    mltcp = Mltcp(args.mltcpctl, args.param)
+    results = []
+    t_start = time.time()
+    try:
+        if need_mltcp:
+            lock = open(HOST_LOCK, "w")
+            log("waiting for the host lock %s ..." % HOST_LOCK)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            mltcp.ensure()
+        njobs = max(len(MIXES[m][1]) for m in mixes)
+        log(run([TESTBED, "up", "--senders", str(njobs)]).stdout.strip())
+        profiles = sorted({p for m in mixes for _, p in MIXES[m][1]})
+        iso, bulk_rate = measure_isolated(args, profiles, ccs, args.out)
+        for rep in range(args.reps):
+            for mix in mixes:
+                for cc in ccs:
+                    rundir = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep + 1))
+                    rows = run_jobs(args, rundir, MIXES[mix][1], cc, args.iterations)
+                    res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate)
+                    res["rep"] = rep + 1
+                    res["dir"] = rundir
+                    results.append(res)
+                    with open(os.path.join(rundir, "result.json"), "w") as f:
+                        json.dump(res, f, indent=1)
+                    extra = "" if res.get("bulk_share") is None else \
+                        " bulk_share=%.3f" % res["bulk_share"]
+                    log("RESULT mix=%s cc=%s mean_ratio=%.3f p99_ratio=%.3f interleaved_at=%s"
+                        " rep=%d overlap=%.2f%s" % (mix, cc, res["mean_ratio"], res["p99_ratio"],
+                                                    fmt_iter(res["interleaved_at"]), rep + 1,
+                                                    res["overlap_mean"], extra))
+    except KeyboardInterrupt as e:
+        log("bench-interleave: interrupted (%s), cleaning up" % e)
+        stop_children()
+        raise SystemExit(130)
+    except RuntimeError as e:
+        stop_children()
+        die(str(e))
+    finally:
+        stop_children()
+        subprocess.run([TESTBED, "down"], capture_output=True)
+        mltcp.release()
+        if lock:
+            lock.close()
+
+    table = summarise(results, ccs, mixes)
+    elapsed = time.time() - t_start
+    log("\nmedians over %d repetitions (%d iterations per run, warm-up %d; %.0f s):" %
+        (args.reps, args.iterations, args.warmup, elapsed))
+    text = print_table(table, ccs, mixes)
+    targets = check_targets(table)
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump({"args": vars(args), "isolated_us": {"%s/%s" % k: v for k, v in iso.items()},
+                   "bulk_isolated_Bps": bulk_rate, "runs": results,
+                   "table": {"%s/%s" % k: v for k, v in table.items()},
+                   "targets": targets, "elapsed_s": elapsed}, f, indent=1)
+    with open(os.path.join(args.out, "table.txt"), "w") as f:
+        f.write(text + "\n" + "\n".join(targets) + "\n")
+    if args.demo:
+        demo_table(table, mixes[0], ccs)
+    if not args.no_plots:
+        r = subprocess.run([sys.executable, os.path.join(HERE, "plots.py"), args.out])
+        if r.returncode != 0:
+            die("plotting failed")
+        log("pictures: %s/plots/ (timeline-<mix>-<cc>-r<rep>.png|svg, compare-<mix>.png|svg)"
+            % args.out)
+
+
+def demo_table(table, mix, ccs):
+    base = table.get((mix, ccs[0]))
+    log("\n%-12s %12s %12s %9s" % ("cc", "mean (ms)", "p99 (ms)", "speedup"))
+    for cc in ccs:
+        t = table.get((mix, cc))
+        if not t:
+            continue
+        log("%-12s %12.1f %12.1f %8.2fx" % (cc, t["mean_us"] / 1e3, t["p99_us"] / 1e3,
+                                            base["mean_us"] / t["mean_us"]))
+
+
+if __name__ == "__main__":
+    main()

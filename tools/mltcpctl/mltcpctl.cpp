@@ -1,0 +1,1049 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * mltcpctl - load, attach, configure, observe and unload the MLTCP BPF
+ * congestion controls (bpf/mltcp.bpf.c, bpf/mltcp_sockops.bpf.c).
+ *
+ * All state lives in bpffs under /sys/fs/bpf/mltcp/ so that it outlives this
+ * process: the maps (config, hints, stats, state), one pin per registered
+ * variant (link_<cc> for a struct_ops link on kernels >= 6.4, ops_<cc> for
+ * the plainly registered struct_ops map on older ones) and one pinned
+ * cgroup sock_ops link per attachment (cgroups/<cgroup id>_<cc>).
+ * `unload` removes all of it.
+ *
+ * Exit codes: 0 ok, 1 runtime failure, 2 usage error.
+ */
+#include <cerrno>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <ftw.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/magic.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "mltcp.h"
+#include "mltcp_bpf_shared.h"
+#include "mltcp.skel.h"
+#include "mltcp_sockops.skel.h"
+
+namespace {
+
+// Not in bookworm's 6.1 uapi headers; values from the kernel's uapi bpf.h.
+constexpr __u32 kBpfFLink = 1U << 13;		 // BPF_F_LINK (map flag, >= 6.4)
+constexpr int kBpfStructOpsAttach = 44;		 // BPF_STRUCT_OPS attach type
+constexpr const char *kBpffs = "/sys/fs/bpf";
+constexpr const char *kBtf = "/sys/kernel/btf/vmlinux";
+constexpr const char *kAvailCc = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+constexpr const char *kDefaultCc = "/proc/sys/net/ipv4/tcp_congestion_control";
+constexpr const char *kFallbackCc = "cubic";
+
+enum Exit { kOk = 0, kRuntime = 1, kUsage = 2 };
+
+struct Failure {
+	int code;
+	std::string msg;
+};
+
+[[noreturn]] void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fail(int code, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	throw Failure{code, buf};
+}
+
+std::string errstr(int err) { return std::strerror(err < 0 ? -err : err); }
+
+// ---------------------------------------------------------------------------
+// Variants
+
+struct Variant {
+	const char *arg;	// --variant value
+	const char *cc;		// registered congestion control name
+	enum mltcp_variant id;
+};
+constexpr Variant kVariants[] = {
+	{"reno", MLTCP_CC_RENO, MLTCP_VARIANT_RENO},
+	{"cubic", MLTCP_CC_CUBIC, MLTCP_VARIANT_CUBIC},
+};
+
+std::vector<Variant> parse_variants(const std::string &v, bool allow_all)
+{
+	if (allow_all && v == "all")
+		return {kVariants[0], kVariants[1]};
+	for (const auto &x : kVariants)
+		if (v == x.arg || v == x.cc)
+			return {x};
+	fail(kUsage, "unknown variant '%s': use reno, cubic%s", v.c_str(),
+	     allow_all ? " or all" : "");
+}
+
+// ---------------------------------------------------------------------------
+// Parameters (struct mltcp_params), validated by the core.
+
+struct ParamField {
+	const char *name;
+	__u32 mltcp_params::*field;
+	const char *help;
+};
+constexpr ParamField kParams[] = {
+	{"enabled", &mltcp_params::enabled, "0: every flow gets the neutral gain"},
+	{"slope", &mltcp_params::slope, "F slope, 1/1024 units"},
+	{"intercept", &mltcp_params::intercept, "F at bytes_ratio 0, 1/1024 units"},
+	{"gain_min", &mltcp_params::gain_min, "lower clamp of F, 1/1024 units"},
+	{"gain_max", &mltcp_params::gain_max, "upper clamp of F, 1/1024 units"},
+	{"idle_min_us", &mltcp_params::idle_min_us, "lower bound of the boundary idle gap"},
+	{"idle_max_us", &mltcp_params::idle_max_us, "upper bound of the boundary idle gap"},
+	{"idle_rtt_mult", &mltcp_params::idle_rtt_mult, "idle gap is at least this many srtt"},
+};
+
+std::string param_names()
+{
+	std::string s;
+	for (const auto &p : kParams)
+		s += std::string(s.empty() ? "" : ", ") + p.name;
+	return s;
+}
+
+void apply_param(mltcp_params &p, const std::string &kv)
+{
+	auto eq = kv.find('=');
+	if (eq == std::string::npos || eq == 0)
+		fail(kUsage, "parameter '%s' is not of the form key=value (keys: %s)",
+		     kv.c_str(), param_names().c_str());
+	std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+	for (const auto &f : kParams) {
+		if (k != f.name)
+			continue;
+		char *end = nullptr;
+		errno = 0;
+		unsigned long long n = std::strtoull(v.c_str(), &end, 0);
+		if (v.empty() || *end || errno || n > 0xffffffffULL || v[0] == '-')
+			fail(kUsage, "value of %s must be a non-negative integer, got '%s'",
+			     k.c_str(), v.c_str());
+		p.*(f.field) = static_cast<__u32>(n);
+		return;
+	}
+	fail(kUsage, "unknown parameter '%s' (known: %s)", k.c_str(), param_names().c_str());
+}
+
+void validate_params(const mltcp_params &p)
+{
+	auto e = mltcp_params_validate(&p);
+	if (e != MLTCP_PARAM_OK)
+		fail(kUsage, "invalid parameters: %s; nothing was changed", mltcp_params_reason(e));
+}
+
+// ---------------------------------------------------------------------------
+// Host helpers
+
+std::string read_file(const char *path)
+{
+	std::ifstream f(path);
+	std::stringstream ss;
+	ss << f.rdbuf();
+	std::string s = ss.str();
+	while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+		s.pop_back();
+	return s;
+}
+
+bool write_file(const char *path, const std::string &s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, s.data(), s.size()) == static_cast<ssize_t>(s.size());
+	close(fd);
+	return ok;
+}
+
+bool cc_available(const char *cc)
+{
+	std::istringstream in(read_file(kAvailCc));
+	std::string w;
+	while (in >> w)
+		if (w == cc)
+			return true;
+	return false;
+}
+
+bool path_exists(const std::string &p)
+{
+	struct stat st;
+	return stat(p.c_str(), &st) == 0;
+}
+
+void need_root(const char *what)
+{
+	if (geteuid() != 0)
+		fail(kRuntime, "%s needs root (CAP_BPF, CAP_NET_ADMIN, CAP_SYS_ADMIN): rerun with sudo",
+		     what);
+}
+
+void ensure_bpffs()
+{
+	struct statfs fs;
+	if (statfs(kBpffs, &fs) == 0 && fs.f_type == BPF_FS_MAGIC)
+		return;
+	mkdir(kBpffs, 0755);
+	if (mount("bpf", kBpffs, "bpf", 0, "mode=0755") < 0)
+		fail(kRuntime, "bpffs is not mounted at %s and mounting it failed: %s; "
+		     "mount it with 'mount -t bpf bpf %s'", kBpffs, errstr(errno).c_str(), kBpffs);
+}
+
+bool loaded() { return path_exists(MLTCP_PIN_CONFIG); }
+
+void need_loaded()
+{
+	if (!loaded())
+		fail(kRuntime, "MLTCP is not loaded (%s missing): run 'mltcpctl load' first",
+		     MLTCP_PIN_CONFIG);
+}
+
+std::string reg_pin(const char *prefix, const char *cc)
+{
+	return std::string(MLTCP_PIN_DIR) + "/" + prefix + "_" + cc;
+}
+
+int obj_get(const std::string &path)
+{
+	int fd = bpf_obj_get(path.c_str());
+	if (fd < 0)
+		fail(kRuntime, "cannot open %s: %s", path.c_str(), errstr(errno).c_str());
+	return fd;
+}
+
+struct Fd {
+	int fd;
+	explicit Fd(int f) : fd(f) {}
+	~Fd() { if (fd >= 0) close(fd); }
+	Fd(const Fd &) = delete;
+	Fd &operator=(const Fd &) = delete;
+};
+
+mltcp_params read_config()
+{
+	Fd m(obj_get(MLTCP_PIN_CONFIG));
+	mltcp_params p{};
+	__u32 zero = 0;
+	if (bpf_map_lookup_elem(m.fd, &zero, &p) < 0)
+		fail(kRuntime, "reading %s failed: %s", MLTCP_PIN_CONFIG, errstr(errno).c_str());
+	return p;
+}
+
+void write_config_fd(int fd, const mltcp_params &p)
+{
+	__u32 zero = 0;
+	if (bpf_map_update_elem(fd, &zero, &p, BPF_ANY) < 0)
+		fail(kRuntime, "writing the config map failed: %s", errstr(errno).c_str());
+}
+
+bool read_state(mltcp_state &s)
+{
+	int fd = bpf_obj_get(MLTCP_PIN_STATE);
+	if (fd < 0)
+		return false;
+	__u32 zero = 0;
+	bool ok = bpf_map_lookup_elem(fd, &zero, &s) == 0;
+	close(fd);
+	return ok;
+}
+
+std::string cgroup2_mount()
+{
+	std::ifstream m("/proc/self/mounts");
+	std::string dev, dir, type, rest;
+	while (m >> dev >> dir >> type && std::getline(m, rest))
+		if (type == "cgroup2")
+			return dir;
+	return "";
+}
+
+// ---------------------------------------------------------------------------
+// Unload (also the rollback of a failed load)
+
+std::vector<std::string> list_dir(const std::string &dir)
+{
+	std::vector<std::string> out;
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return out;
+	while (struct dirent *e = readdir(d))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			out.push_back(e->d_name);
+	closedir(d);
+	return out;
+}
+
+// Detach and unpin every cgroup attachment; returns how many.
+int detach_all_cgroups()
+{
+	int n = 0;
+	for (const auto &name : list_dir(MLTCP_PIN_CGROUP_DIR)) {
+		std::string p = std::string(MLTCP_PIN_CGROUP_DIR) + "/" + name;
+		int fd = bpf_obj_get(p.c_str());
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
+		unlink(p.c_str());
+		n++;
+	}
+	rmdir(MLTCP_PIN_CGROUP_DIR);
+	return n;
+}
+
+// Put the host's default congestion control back if it points at MLTCP.
+void restore_default_cc(std::vector<std::string> &notes)
+{
+	std::string cur = read_file(kDefaultCc);
+	if (cur != MLTCP_CC_RENO && cur != MLTCP_CC_CUBIC)
+		return;
+	mltcp_state s{};
+	std::string prev = kFallbackCc;
+	if (read_state(s) && s.default_changed && s.prev_default_cc[0]) {
+		s.prev_default_cc[MLTCP_CC_NAME_MAX - 1] = '\0';
+		prev = s.prev_default_cc;
+	}
+	if (!write_file(kDefaultCc, prev))
+		fail(kRuntime, "cannot restore net.ipv4.tcp_congestion_control to %s: %s",
+		     prev.c_str(), errstr(errno).c_str());
+	notes.push_back("default congestion control restored: " + cur + " -> " + prev);
+}
+
+void unregister_all(std::vector<std::string> &notes)
+{
+	for (const auto &v : kVariants) {
+		std::string lp = reg_pin("link", v.cc), mp = reg_pin("ops", v.cc);
+		if (path_exists(lp)) {
+			int fd = bpf_obj_get(lp.c_str());
+			if (fd >= 0) {
+				bpf_link_detach(fd);	/* >= 6.9; else released below */
+				close(fd);
+			}
+			unlink(lp.c_str());
+			notes.push_back(std::string("unregistered ") + v.cc + " (link)");
+		}
+		if (path_exists(mp)) {
+			int fd = bpf_obj_get(mp.c_str());
+			__u32 zero = 0;
+			if (fd >= 0) {
+				bpf_map_delete_elem(fd, &zero);
+				close(fd);
+			}
+			unlink(mp.c_str());
+			notes.push_back(std::string("unregistered ") + v.cc);
+		}
+	}
+	// Unregistration completes when the last reference goes; wait for it.
+	for (int i = 0; i < 200; i++) {
+		if (!cc_available(MLTCP_CC_RENO) && !cc_available(MLTCP_CC_CUBIC))
+			return;
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+}
+
+void remove_pins()
+{
+	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_STATS, MLTCP_PIN_STATE})
+		unlink(p);
+	rmdir(MLTCP_PIN_DIR);
+}
+
+std::vector<std::string> teardown()
+{
+	std::vector<std::string> notes;
+	int n = detach_all_cgroups();
+	if (n)
+		notes.push_back("detached " + std::to_string(n) + " cgroup attachment(s)");
+	restore_default_cc(notes);
+	unregister_all(notes);
+	remove_pins();
+	return notes;
+}
+
+// ---------------------------------------------------------------------------
+// load
+
+void pin_map(struct bpf_map *m, const char *path, mode_t mode, gid_t gid)
+{
+	int err = bpf_map__pin(m, path);
+	if (err)
+		fail(kRuntime, "pinning %s failed: %s", path, errstr(err).c_str());
+	if (chmod(path, mode) < 0 || (gid != static_cast<gid_t>(-1) && chown(path, 0, gid) < 0))
+		fail(kRuntime, "setting permissions of %s failed: %s", path, errstr(errno).c_str());
+}
+
+// Register one struct_ops map: a pinned link where the kernel has struct_ops
+// links, else plain registration with the map pinned.
+void register_variant(struct bpf_map *ops, const Variant &v, bool link_mode)
+{
+	struct bpf_link *l = bpf_map__attach_struct_ops(ops);
+	if (!l)
+		fail(kRuntime, "registering %s failed: %s", v.cc, errstr(errno).c_str());
+	// libbpf 1.1.2 only knows plain registration: keep what it did, drop
+	// its link object without undoing it.
+	bpf_link__disconnect(l);
+	bpf_link__destroy(l);
+	if (!link_mode) {
+		std::string p = reg_pin("ops", v.cc);
+		int err = bpf_map__pin(ops, p.c_str());
+		if (err) {
+			__u32 zero = 0;
+			bpf_map_delete_elem(bpf_map__fd(ops), &zero);
+			fail(kRuntime, "pinning %s failed: %s", p.c_str(), errstr(err).c_str());
+		}
+		return;
+	}
+	// With BPF_F_LINK the update above only prepared the map; the link
+	// registers it.
+	int fd = bpf_link_create(bpf_map__fd(ops), 0,
+				 static_cast<enum bpf_attach_type>(kBpfStructOpsAttach), nullptr);
+	if (fd < 0)
+		fail(kRuntime, "registering %s (struct_ops link) failed: %s%s", v.cc,
+		     errstr(errno).c_str(),
+		     errno == EEXIST ? ": a congestion control of that name is already "
+				       "registered (the tcp_mltcp kernel module?)" : "");
+	std::string p = reg_pin("link", v.cc);
+	if (bpf_obj_pin(fd, p.c_str()) < 0) {
+		int e = errno;
+		close(fd);
+		fail(kRuntime, "pinning %s failed: %s", p.c_str(), errstr(e).c_str());
+	}
+	close(fd);
+}
+
+struct mltcp_bpf *open_and_load(bool link_mode, const std::vector<Variant> &)
+{
+	struct mltcp_bpf *skel = mltcp_bpf__open();
+	if (!skel)
+		fail(kRuntime, "opening the BPF object failed: %s", errstr(errno).c_str());
+	if (link_mode) {
+		bpf_map__set_map_flags(skel->maps.mltcp, bpf_map__map_flags(skel->maps.mltcp) | kBpfFLink);
+		bpf_map__set_map_flags(skel->maps.mltcp_cubic,
+				       bpf_map__map_flags(skel->maps.mltcp_cubic) | kBpfFLink);
+	}
+	int err = mltcp_bpf__load(skel);
+	if (err) {
+		mltcp_bpf__destroy(skel);
+		errno = -err;
+		return nullptr;
+	}
+	return skel;
+}
+
+int cmd_load(const std::vector<std::string> &args)
+{
+	std::string variant = "all", hint_group;
+	bool set_default = false;
+	mltcp_params p;
+	mltcp_params_default(&p);
+	for (size_t i = 0; i < args.size(); i++) {
+		const std::string &a = args[i];
+		if ((a == "--variant" || a == "--param" || a == "--hint-group") && i + 1 >= args.size())
+			fail(kUsage, "%s needs a value (see 'mltcpctl load --help')", a.c_str());
+		if (a == "--variant")
+			variant = args[++i];
+		else if (a == "--param")
+			apply_param(p, args[++i]);
+		else if (a == "--hint-group")
+			hint_group = args[++i];
+		else if (a == "--default")
+			set_default = true;
+		else
+			fail(kUsage, "unknown option '%s' for load (see 'mltcpctl load --help')", a.c_str());
+	}
+	auto vs = parse_variants(variant, true);
+	validate_params(p);
+	gid_t gid = static_cast<gid_t>(-1);
+	if (!hint_group.empty()) {
+		struct group *g = getgrnam(hint_group.c_str());
+		if (!g)
+			fail(kUsage, "--hint-group: no group named '%s' (see getent group)",
+			     hint_group.c_str());
+		gid = g->gr_gid;
+	}
+	need_root("mltcpctl load");
+	if (!path_exists(kBtf))
+		fail(kRuntime, "kernel lacks BTF (%s missing): MLTCP's BPF programs need a kernel "
+		     "built with CONFIG_DEBUG_INFO_BTF=y", kBtf);
+	ensure_bpffs();
+	if (loaded())
+		fail(kRuntime, "MLTCP is already loaded (see 'mltcpctl status'): run 'mltcpctl unload' "
+		     "first to reload");
+	for (const auto &v : kVariants)
+		if (cc_available(v.cc))
+			fail(kRuntime, "a congestion control named '%s' is already registered by "
+			     "something else (the tcp_mltcp kernel module?): remove it first", v.cc);
+	if (path_exists(MLTCP_PIN_DIR))
+		remove_pins();	// leftovers of a crashed run: no config pin = not loaded
+
+	// Prefer struct_ops links (kernel >= 6.4); older kernels reject BPF_F_LINK.
+	// MLTCP_FORCE_PLAIN=1 exercises the pre-6.4 path on a newer kernel (tests).
+	bool force_plain = getenv("MLTCP_FORCE_PLAIN") && !strcmp(getenv("MLTCP_FORCE_PLAIN"), "1");
+	bool link_mode = true;
+	libbpf_set_print([](enum libbpf_print_level, const char *, va_list) { return 0; });
+	struct mltcp_bpf *skel = force_plain ? nullptr : open_and_load(true, vs);
+	if (!skel) {
+		link_mode = false;
+		libbpf_set_print(nullptr);	// second try: show libbpf's log
+		skel = open_and_load(false, vs);
+		if (!skel)
+			fail(kRuntime, "loading the BPF programs failed: %s (libbpf's log above)",
+			     errstr(errno).c_str());
+	}
+	try {
+		if (mkdir(MLTCP_PIN_DIR, 0755) < 0 && errno != EEXIST)
+			fail(kRuntime, "mkdir %s failed: %s", MLTCP_PIN_DIR, errstr(errno).c_str());
+		write_config_fd(bpf_map__fd(skel->maps.mltcp_config), p);
+		mltcp_state st{};
+		std::string prev = read_file(kDefaultCc);
+		std::snprintf(st.prev_default_cc, sizeof(st.prev_default_cc), "%s", prev.c_str());
+		st.default_changed = set_default;
+		st.link_mode = link_mode;
+		for (const auto &v : vs)
+			st.variants |= 1U << v.id;
+		__u32 zero = 0;
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.mltcp_state), &zero, &st, BPF_ANY) < 0)
+			fail(kRuntime, "writing the state map failed: %s", errstr(errno).c_str());
+		pin_map(skel->maps.mltcp_config, MLTCP_PIN_CONFIG, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.mltcp_stats, MLTCP_PIN_STATS, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.mltcp_state, MLTCP_PIN_STATE, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.mltcp_hints, MLTCP_PIN_HINTS, hint_group.empty() ? 0600 : 0660, gid);
+		for (const auto &v : vs)
+			register_variant(v.id == MLTCP_VARIANT_RENO ? skel->maps.mltcp
+								  : skel->maps.mltcp_cubic, v, link_mode);
+		if (set_default && !write_file(kDefaultCc, vs[0].cc))
+			fail(kRuntime, "setting net.ipv4.tcp_congestion_control=%s failed: %s",
+			     vs[0].cc, errstr(errno).c_str());
+	} catch (const Failure &) {
+		teardown();
+		mltcp_bpf__destroy(skel);
+		throw;
+	}
+	mltcp_bpf__destroy(skel);	// pins and registrations keep everything alive
+	std::printf("loaded:");
+	for (const auto &v : vs)
+		std::printf(" %s", v.cc);
+	std::printf(" (%s)\n", link_mode ? "struct_ops links" : "plain struct_ops registration");
+	if (set_default)
+		std::printf("default congestion control: %s (was %s)\n", vs[0].cc,
+			    read_file(kDefaultCc) == vs[0].cc ? "changed" : "?");
+	if (!hint_group.empty())
+		std::printf("hints writable by group %s (%s)\n", hint_group.c_str(), MLTCP_PIN_HINTS);
+	return kOk;
+}
+
+int cmd_unload(const std::vector<std::string> &args)
+{
+	if (!args.empty())
+		fail(kUsage, "unload takes no arguments (see 'mltcpctl unload --help')");
+	need_root("mltcpctl unload");
+	bool any = path_exists(MLTCP_PIN_DIR);
+	if (!any)
+		fail(kRuntime, "MLTCP is not loaded; nothing to unload");
+	for (const auto &n : teardown())
+		std::printf("%s\n", n.c_str());
+	for (const auto &v : kVariants)
+		if (cc_available(v.cc))
+			fail(kRuntime, "%s is still registered after unload: sockets or another "
+			     "loader still hold it; check 'bpftool struct_ops list'", v.cc);
+	std::printf("unloaded: nothing of MLTCP remains\n");
+	return kOk;
+}
+
+// ---------------------------------------------------------------------------
+// attach / detach
+
+struct Cgroup {
+	std::string path;
+	unsigned long long id;
+};
+
+Cgroup check_cgroup(const std::string &path)
+{
+	struct stat st;
+	if (stat(path.c_str(), &st) < 0)
+		fail(kUsage, "cgroup path %s does not exist: give a cgroup v2 directory (e.g. "
+		     "under %s)", path.c_str(), cgroup2_mount().c_str());
+	struct statfs fs;
+	if (!S_ISDIR(st.st_mode) || statfs(path.c_str(), &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
+		fail(kUsage, "cgroup path %s is not cgroup v2 (cgroup2 is mounted at %s)",
+		     path.c_str(), cgroup2_mount().empty() ? "nowhere" : cgroup2_mount().c_str());
+	return {path, static_cast<unsigned long long>(st.st_ino)};
+}
+
+std::string find_attachment(unsigned long long id)
+{
+	std::string prefix = std::to_string(id) + "_";
+	for (const auto &n : list_dir(MLTCP_PIN_CGROUP_DIR))
+		if (n.compare(0, prefix.size(), prefix) == 0)
+			return n;
+	return "";
+}
+
+std::string parse_cgroup_opt(const std::vector<std::string> &args, size_t &i, const char *cmd)
+{
+	if (i + 1 >= args.size())
+		fail(kUsage, "--cgroup needs a path (see 'mltcpctl %s --help')", cmd);
+	return args[++i];
+}
+
+int cmd_attach(const std::vector<std::string> &args)
+{
+	std::string path, variant = "reno";
+	for (size_t i = 0; i < args.size(); i++) {
+		if (args[i] == "--cgroup")
+			path = parse_cgroup_opt(args, i, "attach");
+		else if (args[i] == "--variant") {
+			if (i + 1 >= args.size())
+				fail(kUsage, "--variant needs a value: reno or cubic");
+			variant = args[++i];
+		} else
+			fail(kUsage, "unknown option '%s' for attach (see 'mltcpctl attach --help')",
+			     args[i].c_str());
+	}
+	if (path.empty())
+		fail(kUsage, "attach needs --cgroup PATH (see 'mltcpctl attach --help')");
+	Variant v = parse_variants(variant, false)[0];
+	Cgroup cg = check_cgroup(path);
+	need_root("mltcpctl attach");
+	need_loaded();
+	if (!cc_available(v.cc))
+		fail(kRuntime, "variant %s is not loaded: run 'mltcpctl unload' and "
+		     "'mltcpctl load --variant %s' (or all)", v.cc, v.arg);
+	std::string existing = find_attachment(cg.id);
+	if (!existing.empty())
+		fail(kRuntime, "%s already has MLTCP attached (%s): run 'mltcpctl detach --cgroup %s' "
+		     "first", path.c_str(), existing.substr(existing.find('_') + 1).c_str(), path.c_str());
+	mkdir(MLTCP_PIN_CGROUP_DIR, 0755);
+
+	struct mltcp_sockops_bpf *skel = mltcp_sockops_bpf__open();
+	if (!skel)
+		fail(kRuntime, "opening the sock_ops BPF object failed: %s", errstr(errno).c_str());
+	std::memset(const_cast<char *>(skel->rodata->mltcp_cc_name), 0, MLTCP_CC_NAME_MAX);
+	std::snprintf(const_cast<char *>(skel->rodata->mltcp_cc_name), MLTCP_CC_NAME_MAX, "%s", v.cc);
+	int err = mltcp_sockops_bpf__load(skel);
+	if (err) {
+		mltcp_sockops_bpf__destroy(skel);
+		fail(kRuntime, "loading the sock_ops program failed: %s", errstr(err).c_str());
+	}
+	int cgfd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct bpf_link *l = cgfd < 0 ? nullptr
+				      : bpf_program__attach_cgroup(skel->progs.mltcp_select_cc, cgfd);
+	int aerr = errno;
+	if (cgfd >= 0)
+		close(cgfd);
+	if (!l) {
+		mltcp_sockops_bpf__destroy(skel);
+		fail(kRuntime, "attaching to %s failed: %s", path.c_str(), errstr(aerr).c_str());
+	}
+	std::string pin = std::string(MLTCP_PIN_CGROUP_DIR) + "/" + std::to_string(cg.id) + "_" + v.cc;
+	err = bpf_link__pin(l, pin.c_str());
+	if (err) {
+		bpf_link__destroy(l);
+		mltcp_sockops_bpf__destroy(skel);
+		fail(kRuntime, "pinning %s failed: %s", pin.c_str(), errstr(err).c_str());
+	}
+	bpf_link__disconnect(l);
+	bpf_link__destroy(l);
+	mltcp_sockops_bpf__destroy(skel);
+	std::printf("attached %s to cgroup %s\n", v.cc, path.c_str());
+	return kOk;
+}
+
+int cmd_detach(const std::vector<std::string> &args)
+{
+	std::string path;
+	for (size_t i = 0; i < args.size(); i++) {
+		if (args[i] == "--cgroup")
+			path = parse_cgroup_opt(args, i, "detach");
+		else
+			fail(kUsage, "unknown option '%s' for detach (see 'mltcpctl detach --help')",
+			     args[i].c_str());
+	}
+	if (path.empty())
+		fail(kUsage, "detach needs --cgroup PATH (see 'mltcpctl detach --help')");
+	Cgroup cg = check_cgroup(path);
+	need_root("mltcpctl detach");
+	std::string name = find_attachment(cg.id);
+	if (name.empty())
+		fail(kRuntime, "MLTCP is not attached to cgroup %s (see 'mltcpctl status')", path.c_str());
+	std::string pin = std::string(MLTCP_PIN_CGROUP_DIR) + "/" + name;
+	int fd = bpf_obj_get(pin.c_str());
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	if (unlink(pin.c_str()) < 0)
+		fail(kRuntime, "removing %s failed: %s", pin.c_str(), errstr(errno).c_str());
+	std::printf("detached MLTCP from cgroup %s\n", path.c_str());
+	return kOk;
+}
+
+// ---------------------------------------------------------------------------
+// status / set
+
+std::map<unsigned long long, std::string> g_cg_paths;
+int collect_cgroup(const char *p, const struct stat *st, int type, struct FTW *)
+{
+	if (type == FTW_D)
+		g_cg_paths[static_cast<unsigned long long>(st->st_ino)] = p;
+	return 0;
+}
+
+void print_params(const mltcp_params &p, const char *indent)
+{
+	for (const auto &f : kParams)
+		std::printf("%s%-14s %u\n", indent, f.name, p.*(f.field));
+}
+
+int cmd_status(const std::vector<std::string> &args)
+{
+	if (!args.empty())
+		fail(kUsage, "status takes no arguments (see 'mltcpctl status --help')");
+	need_root("mltcpctl status");
+	std::printf("default congestion control: %s\n", read_file(kDefaultCc).c_str());
+	if (!loaded()) {
+		std::printf("MLTCP: not loaded\n");
+		return kOk;
+	}
+	mltcp_state s{};
+	read_state(s);
+	std::printf("MLTCP: loaded (%s)\n", s.link_mode ? "struct_ops links" : "plain registration");
+	for (const auto &v : kVariants) {
+		bool pinned = path_exists(reg_pin("link", v.cc)) || path_exists(reg_pin("ops", v.cc));
+		if (pinned || cc_available(v.cc))
+			std::printf("  %-12s %s\n", v.cc,
+				    cc_available(v.cc) ? "registered" : "pinned but NOT registered");
+	}
+	struct stat st;
+	if (stat(MLTCP_PIN_HINTS, &st) == 0) {
+		struct group *g = getgrgid(st.st_gid);
+		std::printf("hints: %s mode %03o group %s\n", MLTCP_PIN_HINTS, st.st_mode & 0777,
+			    g ? g->gr_name : "?");
+	}
+	auto atts = list_dir(MLTCP_PIN_CGROUP_DIR);
+	std::printf("cgroup attachments: %zu\n", atts.size());
+	if (!atts.empty()) {
+		std::string root = cgroup2_mount();
+		if (!root.empty())
+			nftw(root.c_str(), collect_cgroup, 16, FTW_PHYS | FTW_MOUNT);
+		for (const auto &a : atts) {
+			auto us = a.find('_');
+			unsigned long long id = std::strtoull(a.substr(0, us).c_str(), nullptr, 10);
+			auto it = g_cg_paths.find(id);
+			std::printf("  %-40s %s\n",
+				    it != g_cg_paths.end() ? it->second.c_str()
+							   : ("cgroup id " + std::to_string(id)).c_str(),
+				    a.substr(us + 1).c_str());
+		}
+	}
+	std::printf("parameters:\n");
+	print_params(read_config(), "  ");
+	return kOk;
+}
+
+int cmd_set(const std::vector<std::string> &args)
+{
+	if (args.empty())
+		fail(kUsage, "set needs key=value arguments (keys: %s)", param_names().c_str());
+	need_root("mltcpctl set");
+	need_loaded();
+	mltcp_params p = read_config();
+	for (const auto &a : args)
+		apply_param(p, a);
+	validate_params(p);
+	Fd m(obj_get(MLTCP_PIN_CONFIG));
+	write_config_fd(m.fd, p);
+	print_params(p, "");
+	return kOk;
+}
+
+// ---------------------------------------------------------------------------
+// stats
+
+struct Flow {
+	mltcp_flow_key key;
+	mltcp_flow_stats st;
+};
+
+std::string addr_str(const mltcp_flow_key &k, const __u32 *a, __u16 port)
+{
+	char buf[INET6_ADDRSTRLEN] = "?";
+	inet_ntop(k.family == 10 ? AF_INET6 : AF_INET, a, buf, sizeof(buf));
+	return k.family == 10 ? "[" + std::string(buf) + "]:" + std::to_string(port)
+			      : std::string(buf) + ":" + std::to_string(port);
+}
+
+const char *variant_cc(__u32 v) { return v == MLTCP_VARIANT_CUBIC ? MLTCP_CC_CUBIC : MLTCP_CC_RENO; }
+
+std::vector<Flow> read_flows()
+{
+	Fd m(obj_get(MLTCP_PIN_STATS));
+	std::vector<Flow> out;
+	mltcp_flow_key k{}, next{};
+	const void *prev = nullptr;
+	while (bpf_map_get_next_key(m.fd, prev, &next) == 0) {
+		Flow f{next, {}};
+		if (bpf_map_lookup_elem(m.fd, &next, &f.st) == 0)
+			out.push_back(f);
+		k = next;
+		prev = &k;
+	}
+	return out;
+}
+
+double ratio_value(__u32 r) { return r == MLTCP_RATIO_NONE ? -1.0 : r / 1024.0; }
+
+void print_table(const std::vector<Flow> &flows)
+{
+	std::printf("%-10s %-22s %-22s %-11s %6s %6s %12s %12s %6s %6s %6s\n", "netns", "local",
+		    "remote", "cc", "iters", "hinted", "iter_bytes", "bytes/iter", "ratio",
+		    "gain", "cwnd");
+	for (const auto &f : flows) {
+		char ratio[16];
+		if (f.st.ratio == MLTCP_RATIO_NONE)
+			std::snprintf(ratio, sizeof(ratio), "-");
+		else
+			std::snprintf(ratio, sizeof(ratio), "%.3f", f.st.ratio / 1024.0);
+		std::printf("%-10u %-22s %-22s %-11s %6u %6u %12llu %12llu %6s %6.3f %6u\n",
+			    f.key.netns, addr_str(f.key, f.key.saddr, f.key.sport).c_str(),
+			    addr_str(f.key, f.key.daddr, f.key.dport).c_str(), variant_cc(f.st.variant),
+			    f.st.iterations, f.st.hinted, (unsigned long long)f.st.iter_bytes,
+			    (unsigned long long)f.st.bytes_per_iter, ratio, f.st.gain / 1024.0,
+			    f.st.cwnd);
+	}
+	if (flows.empty())
+		std::printf("(no MLTCP flows)\n");
+}
+
+void print_json(const std::vector<Flow> &flows)
+{
+	std::printf("{\"flows\": [");
+	for (size_t i = 0; i < flows.size(); i++) {
+		const auto &f = flows[i];
+		std::printf("%s\n  {\"netns\": %u, \"local\": \"%s\", \"remote\": \"%s\", \"cc\": \"%s\", "
+			    "\"iterations\": %u, \"detected\": %u, \"hinted\": %u, "
+			    "\"iter_bytes\": %llu, \"bytes_per_iter\": %llu, \"bytes_acked\": %llu, "
+			    "\"bytes_ratio\": %s, \"gain\": %.6f, \"cwnd\": %u, \"ssthresh\": %u, "
+			    "\"srtt_us\": %u}",
+			    i ? "," : "", f.key.netns, addr_str(f.key, f.key.saddr, f.key.sport).c_str(),
+			    addr_str(f.key, f.key.daddr, f.key.dport).c_str(), variant_cc(f.st.variant),
+			    f.st.iterations, f.st.iterations - f.st.hinted, f.st.hinted,
+			    (unsigned long long)f.st.iter_bytes, (unsigned long long)f.st.bytes_per_iter,
+			    (unsigned long long)f.st.bytes_acked,
+			    f.st.ratio == MLTCP_RATIO_NONE ? "null"
+							   : std::to_string(f.st.ratio / 1024.0).c_str(),
+			    f.st.gain / 1024.0, f.st.cwnd, f.st.ssthresh, f.st.srtt_us);
+	}
+	std::printf("%s]}\n", flows.empty() ? "" : "\n");
+}
+
+void print_prometheus(const std::vector<Flow> &flows)
+{
+	struct Metric {
+		const char *name, *type, *help;
+		double (*get)(const mltcp_flow_stats &);
+	};
+	static const Metric metrics[] = {
+		{"mltcp_flow_iterations_total", "counter", "Completed iterations (detected + hinted).",
+		 [](const mltcp_flow_stats &s) { return double(s.iterations); }},
+		{"mltcp_flow_iterations_hinted_total", "counter", "Iterations started by a hint.",
+		 [](const mltcp_flow_stats &s) { return double(s.hinted); }},
+		{"mltcp_flow_iteration_bytes", "gauge", "Bytes acked in the current iteration.",
+		 [](const mltcp_flow_stats &s) { return double(s.iter_bytes); }},
+		{"mltcp_flow_bytes_per_iteration", "gauge", "Learned or hinted bytes per iteration.",
+		 [](const mltcp_flow_stats &s) { return double(s.bytes_per_iter); }},
+		{"mltcp_flow_bytes_ratio", "gauge", "bytes_ratio (-1: no iteration structure).",
+		 [](const mltcp_flow_stats &s) { return ratio_value(s.ratio); }},
+		{"mltcp_flow_gain", "gauge", "Current MLTCP gain F (1 = neutral).",
+		 [](const mltcp_flow_stats &s) { return s.gain / 1024.0; }},
+		{"mltcp_flow_cwnd_segments", "gauge", "Congestion window in segments.",
+		 [](const mltcp_flow_stats &s) { return double(s.cwnd); }},
+		{"mltcp_flow_srtt_seconds", "gauge", "Smoothed RTT.",
+		 [](const mltcp_flow_stats &s) { return s.srtt_us / 1e6; }},
+	};
+	std::printf("# HELP mltcp_flows Live MLTCP flows.\n# TYPE mltcp_flows gauge\nmltcp_flows %zu\n",
+		    flows.size());
+	for (const auto &m : metrics) {
+		std::printf("# HELP %s %s\n# TYPE %s %s\n", m.name, m.help, m.name, m.type);
+		for (const auto &f : flows)
+			std::printf("%s{netns=\"%u\",local=\"%s\",remote=\"%s\",cc=\"%s\"} %.6g\n", m.name,
+				    f.key.netns, addr_str(f.key, f.key.saddr, f.key.sport).c_str(),
+				    addr_str(f.key, f.key.daddr, f.key.dport).c_str(),
+				    variant_cc(f.st.variant), m.get(f.st));
+	}
+}
+
+int cmd_stats(const std::vector<std::string> &args)
+{
+	enum { kTable, kJson, kProm } fmt = kTable;
+	double watch = 0;
+	for (size_t i = 0; i < args.size(); i++) {
+		if (args[i] == "--json")
+			fmt = kJson;
+		else if (args[i] == "--prometheus")
+			fmt = kProm;
+		else if (args[i] == "--watch") {
+			char *end = nullptr;
+			if (i + 1 >= args.size() || (watch = std::strtod(args[i + 1].c_str(), &end)) <= 0 ||
+			    *end)
+				fail(kUsage, "--watch needs a positive number of seconds");
+			i++;
+		} else
+			fail(kUsage, "unknown option '%s' for stats (see 'mltcpctl stats --help')",
+			     args[i].c_str());
+	}
+	need_root("mltcpctl stats");
+	need_loaded();
+	for (;;) {
+		auto flows = read_flows();
+		if (fmt == kJson)
+			print_json(flows);
+		else if (fmt == kProm)
+			print_prometheus(flows);
+		else
+			print_table(flows);
+		std::fflush(stdout);
+		if (watch <= 0)
+			return kOk;
+		std::this_thread::sleep_for(std::chrono::duration<double>(watch));
+		if (fmt == kTable)
+			std::printf("\n");
+	}
+}
+
+// ---------------------------------------------------------------------------
+// help
+
+struct Command {
+	const char *name;
+	int (*run)(const std::vector<std::string> &);
+	const char *usage;
+};
+
+const Command kCommands[] = {
+	{"load", cmd_load,
+	 "usage: mltcpctl load [--variant reno|cubic|all] [--param k=v ...] [--default]\n"
+	 "                     [--hint-group GROUP]\n"
+	 "Register the MLTCP congestion controls 'mltcp' (reno) and/or 'mltcp_cubic'\n"
+	 "(cubic); default all.  State is pinned under /sys/fs/bpf/mltcp/ (bpffs is\n"
+	 "mounted if needed).  Uses struct_ops links on kernels that have them (>= 6.4),\n"
+	 "plain registration otherwise.\n"
+	 "  --param k=v       initial parameter (repeatable; see 'mltcpctl set --help')\n"
+	 "  --default         also set net.ipv4.tcp_congestion_control to the first\n"
+	 "                    variant (unload restores the previous default)\n"
+	 "  --hint-group G    let group G write hints (hint map mode 0660 instead of 0600)\n"
+	 "Select MLTCP afterwards with 'sysctl -w net.ipv4.tcp_congestion_control=mltcp',\n"
+	 "setsockopt(TCP_CONGESTION) or 'mltcpctl attach --cgroup PATH'.\n"},
+	{"unload", cmd_unload,
+	 "usage: mltcpctl unload\n"
+	 "Detach every cgroup attachment, restore the default congestion control if it\n"
+	 "is an MLTCP variant (to the one before 'load --default', else cubic),\n"
+	 "unregister both variants and remove /sys/fs/bpf/mltcp/.  Sockets already\n"
+	 "using MLTCP keep it until they close.\n"},
+	{"attach", cmd_attach,
+	 "usage: mltcpctl attach --cgroup PATH [--variant reno|cubic]\n"
+	 "Make every TCP socket (active and passive) of processes in cgroup v2 directory\n"
+	 "PATH use the variant (default reno = 'mltcp'), even if the process asked for\n"
+	 "another.  Other sockets are left alone.  Needs 'mltcpctl load' first.\n"},
+	{"detach", cmd_detach,
+	 "usage: mltcpctl detach --cgroup PATH\n"
+	 "Remove MLTCP's attachment from cgroup PATH; new sockets there use their own\n"
+	 "choice again.\n"},
+	{"status", cmd_status,
+	 "usage: mltcpctl status\n"
+	 "Show what is loaded and how, the hint map's permissions, cgroup attachments,\n"
+	 "the default congestion control and the runtime parameters.\n"},
+	{"set", cmd_set,
+	 "usage: mltcpctl set k=v [k=v ...]\n"
+	 "Change runtime parameters without reloading.  The new set is validated as a\n"
+	 "whole; if it is invalid nothing changes.  Keys (gain values in 1/1024 units):\n"
+	 "  enabled        0 or 1 (0: every flow gets the neutral gain)\n"
+	 "  slope          F slope, 0..8192\n"
+	 "  intercept      F at bytes_ratio 0, 16..4096\n"
+	 "  gain_min       lower clamp of F, 16..1024\n"
+	 "  gain_max       upper clamp of F, 1024..16384\n"
+	 "  idle_min_us    lower bound of the boundary idle gap, 50..10000000\n"
+	 "  idle_max_us    upper bound of the boundary idle gap, 50..10000000\n"
+	 "  idle_rtt_mult  idle gap is at least this many smoothed RTTs, 1..64\n"},
+	{"stats", cmd_stats,
+	 "usage: mltcpctl stats [--json | --prometheus] [--watch SECONDS]\n"
+	 "Per-flow MLTCP state: iterations (detected and hinted), bytes in the current\n"
+	 "iteration, learned bytes per iteration, bytes_ratio, gain F, cwnd.  --json for\n"
+	 "scripts, --prometheus for the text exposition format; --watch repeats.\n"},
+};
+
+void print_main_help(FILE *out)
+{
+	std::fprintf(out,
+		     "usage: mltcpctl <command> [options]   (mltcpctl <command> --help)\n"
+		     "MLTCP BPF congestion control: 'mltcp' (Reno-based), 'mltcp_cubic'.\n"
+		     "commands:\n"
+		     "  load      register the congestion controls\n"
+		     "  unload    remove everything MLTCP put on the host\n"
+		     "  attach    select MLTCP for one cgroup's sockets\n"
+		     "  detach    undo attach\n"
+		     "  status    what is loaded, attached, configured\n"
+		     "  set       change runtime parameters\n"
+		     "  stats     per-flow statistics (table, JSON, Prometheus)\n"
+		     "exit codes: 0 ok, 1 runtime failure, 2 usage error\n");
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_main_help(stderr);
+		return kUsage;
+	}
+	std::string cmd = argv[1];
+	if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+		print_main_help(stdout);
+		return kOk;
+	}
+	std::vector<std::string> args(argv + 2, argv + argc);
+	for (const auto &c : kCommands) {
+		if (cmd != c.name)
+			continue;
+		for (const auto &a : args)
+			if (a == "--help" || a == "-h") {
+				std::fputs(c.usage, stdout);
+				return kOk;
+			}
+		try {
+			return c.run(args);
+		} catch (const Failure &f) {
+			std::fprintf(stderr, "mltcpctl %s: %s\n", c.name, f.msg.c_str());
+			return f.code;
+		}
+	}
+	std::fprintf(stderr, "mltcpctl: unknown command '%s'\n", cmd.c_str());
+	print_main_help(stderr);
+	return kUsage;
+}
