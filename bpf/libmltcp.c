@@ -79,13 +79,6 @@ int mltcp_hint_iteration(int sockfd, uint64_t bytes)
 	int map_fd, err, uses;
 
 	mltcp_err[0] = '\0';
-	uses = mltcp_socket_uses_mltcp(sockfd);
-	if (uses < 0)
-		return -1;
-	if (uses == 0) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
 	map_fd = bpf_obj_get(MLTCP_PIN_HINTS);
 	if (map_fd < 0) {
 		err = errno;
@@ -100,6 +93,13 @@ int mltcp_hint_iteration(int sockfd, uint64_t bytes)
 					  err == EPERM ? " (on kernels before 6.5 also "
 					  "sysctl kernel.unprivileged_bpf_disabled=0)" : "");
 		return mltcp_fail(err, "cannot open %s: %s", MLTCP_PIN_HINTS, strerror(err));
+	}
+	uses = mltcp_socket_uses_mltcp(sockfd);
+	if (uses <= 0) {
+		err = uses < 0 ? errno : EOPNOTSUPP;
+		close(map_fd);
+		errno = err;
+		return -1;
 	}
 	memset(&h, 0, sizeof(h));
 	if (bpf_map_lookup_elem(map_fd, &sockfd, &h) < 0 && errno != ENOENT) {

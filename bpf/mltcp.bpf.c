@@ -39,6 +39,9 @@ char _license[] SEC("license") = "GPL";
 #define USEC_PER_MSEC	1000U
 #define USEC_PER_SEC	1000000U
 #define MLTCP_MAX_FLOWS	65536
+/* Like reno and cubic: any process (no CAP_NET_ADMIN) may select it, and a
+ * non-initial network namespace may make it its default. */
+#define TCP_CONG_NON_RESTRICTED	0x1
 
 extern __u32 tcp_slow_start(struct tcp_sock *tp, __u32 acked) __ksym;
 extern void tcp_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 acked) __ksym;
@@ -314,6 +317,7 @@ struct tcp_congestion_ops mltcp = {
 	.cwnd_event	= (void *)mltcp_reno_cwnd_event,
 	.pkts_acked	= (void *)mltcp_reno_pkts_acked,
 	.release	= (void *)mltcp_reno_release,
+	.flags		= TCP_CONG_NON_RESTRICTED,
 	.name		= MLTCP_CC_RENO,
 };
 
@@ -721,5 +725,6 @@ struct tcp_congestion_ops mltcp_cubic = {
 	.cwnd_event	= (void *)mltcp_cubic_cwnd_event,
 	.pkts_acked	= (void *)mltcp_cubic_acked,
 	.release	= (void *)mltcp_cubic_release,
+	.flags		= TCP_CONG_NON_RESTRICTED,
 	.name		= MLTCP_CC_CUBIC,
 };

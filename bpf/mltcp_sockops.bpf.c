@@ -36,8 +36,10 @@ int mltcp_select_cc(struct bpf_sock_ops *skops)
 	default:
 		return 1;
 	}
-	/* The helper wants writable memory; .rodata is read-only. */
-	__builtin_memcpy(name, (const char *)mltcp_cc_name, sizeof(name));
+	/* The helper wants writable memory; .rodata is read-only.  Copy byte
+	 * by byte: memcpy would drop volatile and fold in the default name. */
+	for (int i = 0; i < MLTCP_CC_NAME_MAX - 1; i++)
+		name[i] = mltcp_cc_name[i];
 	name[MLTCP_CC_NAME_MAX - 1] = '\0';
 	bpf_setsockopt(skops, SOL_TCP, TCP_CONGESTION, name, sizeof(name));
 	return 1;

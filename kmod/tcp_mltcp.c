@@ -69,6 +69,21 @@ static struct mltcp_params mltcp_params __read_mostly = {
 
 static DEFINE_MUTEX(mltcp_params_lock);
 
+/* Give the field of *p that corresponds to the live field `live` value v. */
+static void mltcp_param_assign(struct mltcp_params *p, const void *live, u32 v)
+{
+#define MLTCP_ASSIGN(f) do { if (live == &mltcp_params.f) p->f = v; } while (0)
+	MLTCP_ASSIGN(enabled);
+	MLTCP_ASSIGN(slope);
+	MLTCP_ASSIGN(intercept);
+	MLTCP_ASSIGN(gain_min);
+	MLTCP_ASSIGN(gain_max);
+	MLTCP_ASSIGN(idle_min_us);
+	MLTCP_ASSIGN(idle_max_us);
+	MLTCP_ASSIGN(idle_rtt_mult);
+#undef MLTCP_ASSIGN
+}
+
 /*
  * Set one field: parse, validate the whole parameter set with the field
  * changed, and only then publish it.  An out-of-range value fails with
@@ -76,13 +91,10 @@ static DEFINE_MUTEX(mltcp_params_lock);
  */
 static int mltcp_param_set(const char *val, const struct kernel_param *kp)
 {
-	size_t off = (u32 *)kp->arg - (u32 *)&mltcp_params;
 	struct mltcp_params candidate;
 	enum mltcp_param_error err;
 	unsigned int v;
 	int ret;
-
-	BUILD_BUG_ON(sizeof(struct mltcp_params) % sizeof(u32));
 
 	ret = kstrtouint(val, 0, &v);
 	if (ret)
@@ -90,7 +102,7 @@ static int mltcp_param_set(const char *val, const struct kernel_param *kp)
 
 	mutex_lock(&mltcp_params_lock);
 	candidate = mltcp_params;
-	((u32 *)&candidate)[off] = v;
+	mltcp_param_assign(&candidate, kp->arg, v);
 	err = mltcp_params_validate(&candidate);
 	if (err == MLTCP_PARAM_OK)
 		WRITE_ONCE(*(u32 *)kp->arg, v);

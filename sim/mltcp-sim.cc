@@ -234,7 +234,7 @@ class Scenario {
   void Configure();
   void BuildDumbbell(uint32_t hosts);
   void BuildLeafSpine(uint32_t hosts);
-  NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b, double gbps, bool fabric);
+  NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b, double gbps, bool queue_a, bool queue_b);
   void InstallFabricQueue(Ptr<NetDevice> dev);
   Ptr<JobFlow> MakeFlow(uint32_t src, uint32_t dst);
   uint32_t QueuePkts() const;
@@ -276,7 +276,10 @@ void Scenario::Configure() {
   RngSeedManager::SetRun(1);
 }
 
-NetDeviceContainer Scenario::Link(Ptr<Node> a, Ptr<Node> b, double gbps, bool fabric) {
+// queue_a / queue_b: the device of a / b gets the fabric queue disc (FIFO
+// or RED/ECN) instead of the default pfifo_fast.
+NetDeviceContainer Scenario::Link(Ptr<Node> a, Ptr<Node> b, double gbps, bool queue_a,
+                                  bool queue_b) {
   PointToPointHelper p2p;
   p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(static_cast<uint64_t>(gbps * 1e9))));
   p2p.SetDeviceAttribute("Mtu", UintegerValue(o_.mtu));
@@ -289,10 +292,10 @@ NetDeviceContainer Scenario::Link(Ptr<Node> a, Ptr<Node> b, double gbps, bool fa
   // queue disc above it, where FIFO limits and ECN marking apply.
   p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
   NetDeviceContainer d = p2p.Install(a, b);
-  if (fabric) {
+  if (queue_a)
     InstallFabricQueue(d.Get(0));
+  if (queue_b)
     InstallFabricQueue(d.Get(1));
-  }
   Ipv4AddressHelper ip;
   const uint32_t net = 0x0a000000u + (next_subnet_++ << 2);  // 10.0.0.0/8 in /30s
   ip.SetBase(Ipv4Address(net), Ipv4Mask("255.255.255.252"));
@@ -327,12 +330,10 @@ void Scenario::BuildDumbbell(uint32_t hosts) {
   InternetStackHelper stack;
   stack.Install(switches_);
   stack.Install(hosts_);
-  NetDeviceContainer core = Link(switches_.Get(0), switches_.Get(1), o_.link_gbps, false);
-  InstallFabricQueue(core.Get(0));  // the bottleneck: left to right
-  bottleneck_ = fabric_queues_.back();
+  Link(switches_.Get(0), switches_.Get(1), o_.link_gbps, true, true);
+  bottleneck_ = fabric_queues_.front();  // left to right
   for (uint32_t h = 0; h < hosts; h++) {
-    NetDeviceContainer d =
-        Link(hosts_.Get(h), switches_.Get(h % 2), static_cast<double>(AccessBps()) / 1e9, false);
+    Link(hosts_.Get(h), switches_.Get(h % 2), static_cast<double>(AccessBps()) / 1e9, false, true);
     host_addr_.push_back(hosts_.Get(h)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal());
   }
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
@@ -351,9 +352,10 @@ void Scenario::BuildLeafSpine(uint32_t hosts) {
   stack.Install(hosts_);
   for (uint32_t l = 0; l < leaves; l++)
     for (uint32_t s = 0; s < spines; s++)
-      Link(switches_.Get(l), switches_.Get(leaves + s), o_.link_gbps, true);
+      Link(switches_.Get(l), switches_.Get(leaves + s), o_.link_gbps, true, true);
   for (uint32_t h = 0; h < hosts; h++) {
-    Link(hosts_.Get(h), switches_.Get(h % leaves), static_cast<double>(AccessBps()) / 1e9, false);
+    Link(hosts_.Get(h), switches_.Get(h % leaves), static_cast<double>(AccessBps()) / 1e9, false,
+         true);
     host_addr_.push_back(hosts_.Get(h)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal());
   }
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();

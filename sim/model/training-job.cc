@@ -111,8 +111,10 @@ TcpJobFlow::TcpJobFlow(Ptr<Node> src, Ptr<Node> dst, Ipv4Address dst_addr,
   tx_ = Socket::CreateSocket(src, TcpSocketFactory::GetTypeId());
   DynamicCast<TcpSocketBase>(tx_)->SetCongestionControlAlgorithm(cc_);
   tx_->Bind();
-  tx_->Connect(InetSocketAddress(dst_addr, cfg.port));
   tx_->SetSendCallback(MakeCallback(&TcpJobFlow::OnTxSpace, this));
+  // Connect once the simulation runs (nodes are initialised then).
+  const InetSocketAddress to(dst_addr, cfg.port);
+  Simulator::ScheduleWithContext(src->GetId(), Seconds(0), [this, to] { tx_->Connect(to); });
 }
 
 void TcpJobFlow::OnAccept(Ptr<Socket> s, const Address&) {

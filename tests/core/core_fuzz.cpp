@@ -135,7 +135,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         q.idle_min_us = in.Take<uint32_t>() % 11000000;
         q.idle_max_us = in.Take<uint32_t>() % 11000000;
         q.idle_rtt_mult = in.Take<uint8_t>() % 70;
-        if (mltcp_params_validate(&q) == MLTCP_PARAM_OK) p = q;
+        if (mltcp_params_validate(&q) == MLTCP_PARAM_OK) {
+          p = q;
+          // Documented: a cached F keeps the old parameters until its step
+          // ends; checking it against the new bounds needs a fresh cache.
+          mltcp_reno_cache_init(&cache);
+        }
         break;
       }
       case 4: {  // counter restart or wild jump

@@ -515,13 +515,13 @@ int cmd_load(const std::vector<std::string> &args)
 			fail(kRuntime, "loading the BPF programs failed: %s (libbpf's log above)",
 			     errstr(errno).c_str());
 	}
+	std::string prev_default = read_file(kDefaultCc);
 	try {
 		if (mkdir(MLTCP_PIN_DIR, 0755) < 0 && errno != EEXIST)
 			fail(kRuntime, "mkdir %s failed: %s", MLTCP_PIN_DIR, errstr(errno).c_str());
 		write_config_fd(bpf_map__fd(skel->maps.mltcp_config), p);
 		mltcp_state st{};
-		std::string prev = read_file(kDefaultCc);
-		std::snprintf(st.prev_default_cc, sizeof(st.prev_default_cc), "%s", prev.c_str());
+		std::snprintf(st.prev_default_cc, sizeof(st.prev_default_cc), "%s", prev_default.c_str());
 		st.default_changed = set_default;
 		st.link_mode = link_mode;
 		for (const auto &v : vs)
@@ -550,8 +550,8 @@ int cmd_load(const std::vector<std::string> &args)
 		std::printf(" %s", v.cc);
 	std::printf(" (%s)\n", link_mode ? "struct_ops links" : "plain struct_ops registration");
 	if (set_default)
-		std::printf("default congestion control: %s (was %s)\n", vs[0].cc,
-			    read_file(kDefaultCc) == vs[0].cc ? "changed" : "?");
+		std::printf("default congestion control: %s (was %s; unload restores it)\n",
+			    read_file(kDefaultCc).c_str(), prev_default.c_str());
 	if (!hint_group.empty())
 		std::printf("hints writable by group %s (%s)\n", hint_group.c_str(), MLTCP_PIN_HINTS);
 	return kOk;

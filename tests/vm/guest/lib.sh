@@ -3,6 +3,12 @@
 #   MLTCP-VM-RESULT name=<test> status=pass|fail|skip [key=value ...]
 # which tests/vm/run.sh collects.
 
+# Debian's busybox sh prefers its own applets over PATH; functions win over
+# both, so these name the real iproute2 and ethtool.
+ip() { /usr/sbin/ip "$@"; }
+tc() { /usr/sbin/tc "$@"; }
+ss() { /usr/sbin/ss "$@"; }
+
 vm_result() {	# name status [details...]
 	local n=$1 s=$2
 	shift 2
@@ -43,8 +49,8 @@ A="ip netns exec mltcp-a"
 B="ip netns exec mltcp-b"
 
 net_offloads_off() {	# ns dev
-	if command -v ethtool >/dev/null; then
-		ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1
+	if [ -x /usr/sbin/ethtool ]; then
+		ip netns exec "$1" /usr/sbin/ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1
 	else
 		ip -n "$1" link set dev "$2" gso_max_segs 1 gro_max_size 1500 2>/dev/null
 	fi

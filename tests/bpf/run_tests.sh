@@ -1,0 +1,440 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# run_tests.sh - host-kernel tests of the MLTCP BPF datapath (make check-bpf).
+#
+# Runs as root on the real kernel: loads the struct_ops congestion controls
+# with mltcpctl, drives loopback, cross-namespace and cgroup traffic
+# (mltcp_traffic.py) and checks the results from getsockopt(TCP_CONGESTION),
+# TCP_INFO and `mltcpctl stats --json`.  Holds /run/lock/mltcp-host.lock for
+# its whole run; everything it creates is named mltcp-t<pid>-* and removed
+# by the EXIT trap, even on failure or Ctrl-C.  Takes about a minute.
+#
+#   MLTCPCTL=path MLTCP_LIBRARY=path tests/bpf/run_tests.sh [test ...]
+#   tests: select cgroup iterations bulk badinput   (default: all)
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+export MLTCPCTL=${MLTCPCTL:-$BUILD/cmake/tools/mltcpctl/mltcpctl}
+export MLTCP_LIBRARY=${MLTCP_LIBRARY:-$BUILD/cmake/bpf/libmltcp.so.0}
+CTL=$MLTCPCTL
+PY=/usr/bin/python3
+TRAFFIC="$ROOT/tests/bpf/mltcp_traffic.py"
+PYDIR="$ROOT/bpf/python"
+TAG=mltcp-t$$
+NS_A=$TAG-a NS_R=$TAG-r NS_B=$TAG-b
+CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+CG_A=$CG2/mltcp-test-$$-a CG_B=$CG2/mltcp-test-$$-b
+WORK=$(mktemp -d /tmp/mltcp-test-XXXXXX)
+PORT=47100
+FAILS=0
+PASSES=0
+
+die() { echo "run_tests: $*" >&2; exit 1; }
+((EUID == 0)) || die "needs root (struct_ops registration, netns, cgroups)"
+[[ -x $CTL ]] || die "mltcpctl not built at $CTL (make cmake-build)"
+[[ -e $MLTCP_LIBRARY ]] || die "libmltcp not built at $MLTCP_LIBRARY"
+[[ -n $CG2 ]] || die "no cgroup2 mount found"
+
+exec 9>/run/lock/mltcp-host.lock
+flock 9
+
+ok() { PASSES=$((PASSES + 1)); echo "  ok   $*"; }
+bad() { FAILS=$((FAILS + 1)); echo "  FAIL $*"; }
+check() { # check "description" command...
+	local what=$1; shift
+	if "$@" >"$WORK/last.out" 2>&1; then
+		ok "$what"; [[ -s $WORK/last.out ]] && tail -n 1 "$WORK/last.out" | sed 's/^/       : /'
+	else bad "$what"; sed 's/^/       | /' "$WORK/last.out" | tail -n 15; fi
+}
+# expect_rc RC "description" command...: exit code and a non-empty message
+expect_rc() {
+	local want=$1 what=$2; shift 2
+	"$@" >"$WORK/rc.out" 2>&1
+	local rc=$?
+	if [[ $rc == "$want" ]] && [[ -s $WORK/rc.out ]]; then
+		ok "$what -> exit $rc: $(head -n 1 "$WORK/rc.out")"
+	else
+		bad "$what: exit $rc, wanted $want"; sed 's/^/       | /' "$WORK/rc.out" | tail -n 5
+	fi
+}
+next_port() { PORT=$((PORT + 1)); }
+cc_avail() { grep -qw "$1" /proc/sys/net/ipv4/tcp_available_congestion_control; }
+nothing_loaded() {
+	[[ ! -e /sys/fs/bpf/mltcp ]] && ! cc_avail mltcp && ! cc_avail mltcp_cubic
+}
+pyeval() { $PY -c "$@"; }
+
+BG_PIDS=()
+cleanup() {
+	local p
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	[[ -e /sys/fs/bpf/mltcp ]] && "$CTL" unload >/dev/null 2>&1
+	for ns in $NS_A $NS_R $NS_B; do ip netns del "$ns" 2>/dev/null; done
+	for cg in "$CG_A" "$CG_B"; do
+		if [[ -d $cg ]]; then
+			while read -r p; do echo "$p" > "$CG2/cgroup.procs"; done < "$cg/cgroup.procs"
+			rmdir "$cg"
+		fi
+	done
+}
+trap 'cleanup; rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
+
+# Leftovers of an earlier crashed run (we hold the lock, so nobody else's).
+if [[ -e /sys/fs/bpf/mltcp ]]; then
+	echo "run_tests: unloading a leftover MLTCP load"; "$CTL" unload >/dev/null 2>&1
+fi
+for ns in $(ip netns list | awk '/^mltcp-t[0-9]+-/ { print $1 }'); do
+	pid=${ns#mltcp-t}; pid=${pid%%-*}
+	kill -0 "$pid" 2>/dev/null || ip netns del "$ns"
+done
+HOST_DEFAULT_CC=$(cat /proc/sys/net/ipv4/tcp_congestion_control)
+
+# server NS PORT OUT [extra args]: start a one-connection server, wait until listening
+server() {
+	local ns=$1 port=$2 out=$3; shift 3
+	local pre=()
+	[[ $ns != - ]] && pre=(nsenter --net=/run/netns/"$ns")
+	rm -f "$out" "$out.ready"
+	"${pre[@]}" $PY "$TRAFFIC" server --port "$port" --out "$out" --ready "$out.ready" "$@" &
+	BG_PIDS+=($!)
+	for _ in $(seq 100); do [[ -e $out.ready ]] && return 0; sleep 0.02; done
+	echo "server on port $port did not start" >&2; return 1
+}
+wait_file() { for _ in $(seq 300); do [[ -s $1 ]] && return 0; sleep 0.02; done; return 1; }
+json() { pyeval "import json,sys; print(json.load(open('$1'))$2)"; }
+
+make_ns_pair() { # A <-> B over one veth pair, 10.201.0.1 <-> 10.201.0.2
+	ip netns add "$NS_A" && ip netns add "$NS_B" || return 1
+	ip link add mltcp$$a netns "$NS_A" type veth peer name mltcp$$b netns "$NS_B" || return 1
+	ip -n "$NS_A" addr add 10.201.0.1/24 dev mltcp$$a
+	ip -n "$NS_B" addr add 10.201.0.2/24 dev mltcp$$b
+	for n in $NS_A $NS_B; do ip -n "$n" link set lo up; done
+	ip -n "$NS_A" link set mltcp$$a up && ip -n "$NS_B" link set mltcp$$b up
+}
+del_ns() { for ns in "$@"; do ip netns del "$ns" 2>/dev/null; done; return 0; }
+
+# ---------------------------------------------------------------------------
+test_select() {
+	echo "== load, select by setsockopt and sysctl, loopback and across namespaces"
+	check "load (all variants)" "$CTL" load
+	check "mltcp in tcp_available_congestion_control" cc_avail mltcp
+	check "mltcp_cubic in tcp_available_congestion_control" cc_avail mltcp_cubic
+	check "status shows struct_ops links" grep -q "struct_ops links" <("$CTL" status)
+	for cc in mltcp mltcp_cubic; do
+		next_port
+		server - $PORT "$WORK/srv.json" --bind 127.0.0.1 --cc $cc
+		local c; c=$($PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --cc $cc --probe)
+		wait_file "$WORK/srv.json"
+		check "loopback setsockopt($cc): client getsockopt = $cc" \
+			test "$(pyeval "import json; print(json.loads('$c')['cc'])")" = $cc
+		check "loopback setsockopt($cc): accepted socket = $cc" \
+			test "$(json "$WORK/srv.json" "['cc']")" = $cc
+	done
+	make_ns_pair || { bad "namespace setup"; return; }
+	ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_congestion_control=mltcp_cubic
+	ip netns exec "$NS_B" sysctl -qw net.ipv4.tcp_congestion_control=mltcp
+	next_port
+	server "$NS_B" $PORT "$WORK/srv.json"
+	local c; c=$(nsenter --net=/run/netns/"$NS_A" $PY "$TRAFFIC" client --host 10.201.0.2 --port $PORT --probe)
+	wait_file "$WORK/srv.json"
+	check "cross-netns sysctl: client in $NS_A = mltcp_cubic" \
+		test "$(pyeval "import json; print(json.loads('$c')['cc'])")" = mltcp_cubic
+	check "cross-netns sysctl: server in $NS_B = mltcp" test "$(json "$WORK/srv.json" "['cc']")" = mltcp
+	check "host default untouched" test "$(cat /proc/sys/net/ipv4/tcp_congestion_control)" = "$HOST_DEFAULT_CC"
+	check "unload" "$CTL" unload
+	check "nothing of MLTCP remains after unload" nothing_loaded
+
+	echo "== load --default (in a namespace) and its restoration"
+	ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_congestion_control=reno
+	check "load --default --variant cubic (netns $NS_A)" nsenter --net=/run/netns/"$NS_A" "$CTL" load --default --variant cubic
+	check "netns default is mltcp_cubic" test "$(ip netns exec "$NS_A" sysctl -n net.ipv4.tcp_congestion_control)" = mltcp_cubic
+	check "only mltcp_cubic registered" bash -c "! grep -qw mltcp /proc/sys/net/ipv4/tcp_available_congestion_control"
+	check "unload (netns $NS_A)" nsenter --net=/run/netns/"$NS_A" "$CTL" unload
+	check "netns default restored to reno" test "$(ip netns exec "$NS_A" sysctl -n net.ipv4.tcp_congestion_control)" = reno
+	check "nothing of MLTCP remains" nothing_loaded
+
+	echo "== plain struct_ops registration (the pre-6.4 path, forced)"
+	check "MLTCP_FORCE_PLAIN=1 load" env MLTCP_FORCE_PLAIN=1 "$CTL" load
+	check "status shows plain registration" grep -q "plain registration" <("$CTL" status)
+	check "ops_mltcp pinned" test -e /sys/fs/bpf/mltcp/ops_mltcp
+	next_port
+	server "$NS_B" $PORT "$WORK/srv.json" --cc mltcp_cubic
+	c=$(nsenter --net=/run/netns/"$NS_A" $PY "$TRAFFIC" client --host 10.201.0.2 --port $PORT --cc mltcp --probe)
+	wait_file "$WORK/srv.json"
+	check "plain: client = mltcp" test "$(pyeval "import json; print(json.loads('$c')['cc'])")" = mltcp
+	check "plain: server = mltcp_cubic" test "$(json "$WORK/srv.json" "['cc']")" = mltcp_cubic
+	check "unload (plain)" "$CTL" unload
+	check "nothing of MLTCP remains" nothing_loaded
+	del_ns "$NS_A" "$NS_B"
+}
+
+# ---------------------------------------------------------------------------
+# in_cg CG command...: run a command inside cgroup CG
+in_cg() { local cg=$1; shift; bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@"; }
+
+test_cgroup() {
+	echo "== per-cgroup attach"
+	mkdir -p "$CG_A" "$CG_B"
+	check "load" "$CTL" load
+	check "attach reno to $CG_A" "$CTL" attach --cgroup "$CG_A" --variant reno
+	check "attach cubic to $CG_B" "$CTL" attach --cgroup "$CG_B" --variant cubic
+	expect_rc 1 "second attach to the same cgroup" "$CTL" attach --cgroup "$CG_A" --variant cubic
+	check "status lists both cgroups" bash -c "'$CTL' status | grep -q 'mltcp-test-$$-a *mltcp$' && '$CTL' status | grep -q 'mltcp-test-$$-b *mltcp_cubic$'"
+	local c
+	# active: the client asks for reno; the cgroup's variant wins
+	for pair in "$CG_A:mltcp" "$CG_B:mltcp_cubic" "-:reno"; do
+		local cg=${pair%%:*} want=${pair##*:}
+		next_port
+		server - $PORT "$WORK/srv.json" --bind 127.0.0.1 --cc cubic
+		if [[ $cg == - ]]; then
+			c=$($PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --cc reno --probe)
+		else
+			c=$(in_cg "$cg" $PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --cc reno --probe)
+		fi
+		wait_file "$WORK/srv.json"
+		check "active in ${cg##*/} (asked reno) -> $want" \
+			test "$(pyeval "import json; print(json.loads('$c')['cc'])")" = "$want"
+		check "server outside the cgroups keeps its own cubic" test "$(json "$WORK/srv.json" "['cc']")" = cubic
+	done
+	# passive: a listener in the cgroup, the client outside
+	next_port
+	rm -f "$WORK/srv.json" "$WORK/srv.json.ready"
+	in_cg "$CG_A" $PY "$TRAFFIC" server --bind 127.0.0.1 --port $PORT --cc cubic --out "$WORK/srv.json" --ready "$WORK/srv.json.ready" &
+	BG_PIDS+=($!)
+	for _ in $(seq 100); do [[ -e $WORK/srv.json.ready ]] && break; sleep 0.02; done
+	c=$($PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --cc reno --probe)
+	wait_file "$WORK/srv.json"
+	check "passive in ${CG_A##*/} (listener asked cubic) -> mltcp" test "$(json "$WORK/srv.json" "['cc']")" = mltcp
+	check "client outside keeps reno" test "$(pyeval "import json; print(json.loads('$c')['cc'])")" = reno
+	check "detach $CG_A" "$CTL" detach --cgroup "$CG_A"
+	expect_rc 1 "detach again" "$CTL" detach --cgroup "$CG_A"
+	next_port
+	server - $PORT "$WORK/srv.json" --bind 127.0.0.1
+	c=$(in_cg "$CG_A" $PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --cc reno --probe)
+	wait_file "$WORK/srv.json"
+	check "after detach: ${CG_A##*/} asks reno -> reno" \
+		test "$(pyeval "import json; print(json.loads('$c')['cc'])")" = reno
+	check "unload (with ${CG_B##*/} still attached)" "$CTL" unload
+	check "no sock_ops program left on ${CG_B##*/}" bash -c "! bpftool cgroup show '$CG_B' | grep -q sock_ops"
+	check "nothing of MLTCP remains" nothing_loaded
+}
+
+# ---------------------------------------------------------------------------
+# check_phases FILE K N MODE: assert iteration tracking from phase-end stats
+check_phases() {
+	$PY - "$1" "$2" "$3" "$4" "$5" "$6" <<'EOF'
+import json, sys
+f, K, N, mode, slope, intercept = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+d = json.load(open(f))
+ph = d["phase_end"]
+errs = []
+if len(ph) != K or any(p is None for p in ph):
+    sys.exit("missing stats: %r" % ph)
+last = ph[-1]
+if last["iterations"] != K - 1:
+    errs.append("iterations %d, want %d" % (last["iterations"], K - 1))
+want_h = K - 1 if mode == "hint" else 0
+if last["hinted"] != want_h or last["detected"] != K - 1 - want_h:
+    errs.append("hinted %d detected %d, want %d/%d" % (last["hinted"], last["detected"], want_h, K - 1 - want_h))
+for i, p in enumerate(ph[1:], 2):
+    if abs(p["bytes_per_iter"] - N) > 0.05 * N:
+        errs.append("phase %d: bytes_per_iter %d not within 5%% of %d" % (i, p["bytes_per_iter"], N))
+    r = p["bytes_ratio"]
+    if r is None or r < 0.95:
+        errs.append("phase %d: bytes_ratio %r at phase end, want ~1" % (i, r))
+        continue
+    r1024 = round(r * 1024)
+    f = min(max(intercept + (slope * min(r1024, 1024) >> 10), 64), 4096)
+    if round(p["gain"] * 1024) != f:
+        errs.append("phase %d: gain %.4f, F(%.3f) = %.4f" % (i, p["gain"], r, f / 1024))
+print("phase ends: iterations=%d hinted=%d bytes_per_iter=%d ratio=%s gain=%.3f" % (
+    last["iterations"], last["hinted"], last["bytes_per_iter"], last["bytes_ratio"], last["gain"]))
+if errs:
+    sys.exit("; ".join(errs))
+EOF
+}
+
+run_iterations() { # CC MODE K N GAP_MS -> $WORK/iter.json
+	next_port
+	server - $PORT "$WORK/srv.json" --bind 127.0.0.1
+	local hint=(); [[ $2 == hint ]] && hint=(--hint --pydir "$PYDIR")
+	$PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --cc "$1" --iterations "$3" \
+		--bytes "$4" --gap-ms "$5" "${hint[@]}" > "$WORK/iter.json"
+	wait_file "$WORK/srv.json"
+}
+
+test_iterations() {
+	echo "== iteration tracking on the real kernel"
+	check "load" "$CTL" load
+	local K=6 N=2000000
+	for cc in mltcp mltcp_cubic; do
+		run_iterations $cc detect $K $N 25
+		check "$cc detection: $((K - 1)) iterations of $N B, ratio ~1 at phase ends, gain = F" \
+			check_phases "$WORK/iter.json" $K $N detect 1536 256
+	done
+	check "set slope=2048 intercept=128 at runtime" "$CTL" set slope=2048 intercept=128
+	run_iterations mltcp detect $K $N 25
+	check "mltcp detection after set: gain follows the new F" check_phases "$WORK/iter.json" $K $N detect 2048 128
+	# Hints only: make detection impossible (idle threshold >= 5 s).
+	check "set idle_min_us=5000000 idle_max_us=10000000" "$CTL" set idle_min_us=5000000 idle_max_us=10000000 slope=1536 intercept=256
+	for cc in mltcp mltcp_cubic; do
+		run_iterations $cc hint $K 1500000 10
+		check "$cc hints: $((K - 1)) hinted iterations of 1500000 B, gain = F" \
+			check_phases "$WORK/iter.json" $K 1500000 hint 1536 256
+	done
+	check "stats entries removed when sockets close" bash -c "sleep 0.2; '$CTL' stats --json | grep -q '\"flows\": \[\]'"
+	check "unload" "$CTL" unload
+}
+
+# ---------------------------------------------------------------------------
+test_bulk() {
+	echo "== bulk transfer through a bottleneck (namespaces, tbf 200 Mbit/s)"
+	ip netns add "$NS_A" && ip netns add "$NS_R" && ip netns add "$NS_B" || { bad "netns setup"; return; }
+	ip link add mltcp$$a netns "$NS_A" type veth peer name mltcp$$ra netns "$NS_R"
+	ip link add mltcp$$b netns "$NS_B" type veth peer name mltcp$$rb netns "$NS_R"
+	ip -n "$NS_A" addr add 10.202.1.1/24 dev mltcp$$a
+	ip -n "$NS_R" addr add 10.202.1.2/24 dev mltcp$$ra
+	ip -n "$NS_R" addr add 10.202.2.1/24 dev mltcp$$rb
+	ip -n "$NS_B" addr add 10.202.2.2/24 dev mltcp$$b
+	for n in $NS_A $NS_R $NS_B; do ip -n "$n" link set lo up; ip netns exec "$n" sysctl -qw net.ipv4.tcp_no_metrics_save=1; done
+	ip -n "$NS_A" link set mltcp$$a up; ip -n "$NS_B" link set mltcp$$b up
+	ip -n "$NS_R" link set mltcp$$ra up; ip -n "$NS_R" link set mltcp$$rb up
+	ip -n "$NS_A" route add default via 10.202.1.2
+	ip -n "$NS_B" route add default via 10.202.2.1
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1
+	check "tbf bottleneck in the router namespace" \
+		tc -n "$NS_R" qdisc add dev mltcp$$rb root tbf rate 200mbit burst 128kb limit 256kb
+	check "load" "$CTL" load
+	next_port
+	server "$NS_B" $PORT "$WORK/srv.json"
+	nsenter --net=/run/netns/"$NS_A" $PY "$TRAFFIC" client --host 10.202.2.2 --port $PORT \
+		--cc mltcp --bulk 60000000 > "$WORK/bulk.json"
+	wait_file "$WORK/srv.json"
+	check "same bytes and sha256 at the receiver" $PY - "$WORK/bulk.json" "$WORK/srv.json" <<'EOF'
+import json, sys
+c, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+print("sent %d received %d" % (c["sent"], s["bytes"]))
+sys.exit(0 if c["sent"] == s["bytes"] and c["sha256"] == s["sha256"] and c["cc"] == "mltcp" else 1)
+EOF
+	check "Reno-like sawtooth, neutral gain without iteration structure" $PY - "$WORK/bulk.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["cwnd"]
+# A cut: cwnd falls to <= 70% of the running peak; between cuts it grows.
+cuts, peak, grow = 0, w[0], 0
+for a, b in zip(w, w[1:]):
+    if b <= 0.7 * peak and b < a:
+        cuts += 1
+        peak = b
+    else:
+        grow += b > a
+        peak = max(peak, b)
+st = d["stats"]
+gains = sorted({s["gain"] for s in st})
+iters = max(s["iterations"] for s in st) if st else -1
+print("cwnd samples %d, min %d max %d, cuts %d, growth steps %d; stats samples %d gains %s iterations %d"
+      % (len(w), min(w), max(w), cuts, grow, len(st), gains, iters))
+ok = cuts >= 3 and grow >= 3 * cuts and st and gains == [1.0] and iters == 0 \
+     and all(s["bytes_ratio"] is None for s in st)
+sys.exit(0 if ok else 1)
+EOF
+	check "unload" "$CTL" unload
+	del_ns "$NS_A" "$NS_R" "$NS_B"
+}
+
+# ---------------------------------------------------------------------------
+hint_probe() { # WANT_ERRNO CC: hint on a loopback socket using CC
+	$PY - "$1" "$2" "$PYDIR" <<'EOF'
+import errno, socket, sys
+want, cc = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+import mltcp
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen(1)
+s = socket.socket()
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+s.connect(ls.getsockname())
+try:
+    mltcp.hint(s, 1000)
+except mltcp.MltcpError as e:
+    print("MltcpError %s: %s" % (errno.errorcode.get(e.errno), e.strerror))
+    sys.exit(0 if e.errno == getattr(errno, want, None) else 1)
+print("hint accepted")
+sys.exit(0 if want == "OK" else 1)
+EOF
+}
+
+test_badinput() {
+	echo "== bad input: clear error, right exit code, no partial state"
+	expect_rc 2 "load --variant bogus" "$CTL" load --variant bogus
+	check "  ... left nothing" nothing_loaded
+	expect_rc 2 "load --param slope=99999" "$CTL" load --param slope=99999
+	check "  ... left nothing" nothing_loaded
+	expect_rc 2 "load --param nosuch=1" "$CTL" load --param nosuch=1
+	expect_rc 2 "load --param slope=-1" "$CTL" load --param slope=-1
+	expect_rc 2 "load --hint-group nosuchgroup" "$CTL" load --hint-group mltcp-nosuchgroup
+	check "  ... left nothing" nothing_loaded
+	mkdir -p "$CG_A"
+	expect_rc 1 "attach before load" "$CTL" attach --cgroup "$CG_A"
+	expect_rc 1 "unload when nothing is loaded" "$CTL" unload
+	expect_rc 1 "set before load" "$CTL" set slope=1024
+	expect_rc 1 "stats before load" "$CTL" stats
+	check "hint when MLTCP is not loaded -> ENOENT" hint_probe ENOENT cubic
+	expect_rc 2 "unknown command" "$CTL" frobnicate
+	expect_rc 2 "no command" "$CTL"
+	local cmd
+	for cmd in load unload attach detach status set stats; do
+		check "$cmd --help" bash -c "'$CTL' $cmd --help | grep -q '^usage: mltcpctl $cmd'"
+	done
+	check "load" "$CTL" load
+	expect_rc 1 "double load" "$CTL" load
+	check "  ... first load intact" bash -c "'$CTL' status | grep -q 'mltcp_cubic *registered'"
+	expect_rc 2 "attach --cgroup /nonexistent" "$CTL" attach --cgroup /nonexistent/mltcp
+	expect_rc 2 "attach --cgroup /tmp (not cgroup v2)" "$CTL" attach --cgroup /tmp
+	expect_rc 2 "attach --variant bogus" "$CTL" attach --cgroup "$CG_A" --variant bogus
+	expect_rc 2 "attach without --cgroup" "$CTL" attach
+	check "  ... no attachment made" bash -c "'$CTL' status | grep -q 'cgroup attachments: 0'"
+	expect_rc 2 "set slope=99999 (out of range)" "$CTL" set slope=99999
+	expect_rc 2 "set gain_min=2000 (above gain_max? no: above 1024)" "$CTL" set gain_min=2000
+	expect_rc 2 "set idle_min_us=60000 (above idle_max_us)" "$CTL" set idle_min_us=60000
+	expect_rc 2 "set nosuch=1" "$CTL" set nosuch=1
+	check "  ... parameters unchanged" bash -c "'$CTL' status | grep -q 'slope *1536' && '$CTL' status | grep -q 'idle_min_us *2000'"
+	expect_rc 2 "stats --watch abc" "$CTL" stats --watch abc
+	check "hint for a socket using cubic -> EOPNOTSUPP" hint_probe EOPNOTSUPP cubic
+	check "hint for a socket using mltcp (root) -> accepted" hint_probe OK mltcp
+	expect_rc 1 "non-root mltcpctl status" setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" status
+	check "non-root hint without --hint-group -> EACCES" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY hint_probe EACCES mltcp"
+	check "unload" "$CTL" unload
+	local grp; grp=$(getent group 65534 | cut -d: -f1)
+	check "load --hint-group $grp" "$CTL" load --hint-group "$grp"
+	check "hint map is mode 0660 group $grp" test "$(stat -c '%a %g' /sys/fs/bpf/mltcp/hints)" = "660 65534"
+	if [[ $(uname -r | cut -d. -f1) -ge 7 || ( $(uname -r | cut -d. -f1) -eq 6 && $(uname -r | cut -d. -f2) -ge 5 ) ]]; then
+		check "non-root member of $grp may hint (kernel >= 6.5)" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY hint_probe OK mltcp"
+	fi
+	check "unload" "$CTL" unload
+	check "nothing of MLTCP remains" nothing_loaded
+}
+
+# ---------------------------------------------------------------------------
+START=$(date +%s)
+TESTS=("$@")
+((${#TESTS[@]})) || TESTS=(select cgroup iterations bulk badinput)
+for t in "${TESTS[@]}"; do
+	"test_$t"
+	[[ -e /sys/fs/bpf/mltcp ]] && "$CTL" unload >/dev/null 2>&1
+done
+cleanup
+trap - EXIT
+echo "== cleanup"
+check "no MLTCP registration or pins" nothing_loaded
+check "no test namespaces" bash -c "! ip netns list | grep -q '^$TAG-'"
+check "no test cgroups" bash -c "! ls -d $CG2/mltcp-test-$$-* 2>/dev/null | grep -q ."
+check "host default congestion control unchanged ($HOST_DEFAULT_CC)" \
+	test "$(cat /proc/sys/net/ipv4/tcp_congestion_control)" = "$HOST_DEFAULT_CC"
+rm -rf "$WORK"
+echo "bpf tests: $PASSES passed, $FAILS failed in $(($(date +%s) - START)) s"
+((FAILS == 0))
