@@ -4,11 +4,12 @@
  *
  *   "mltcp"        Reno (slow start, AIMD, reno ssthresh/undo) whose
  *                  congestion-avoidance growth is scaled by the MLTCP gain F
- *                  (tcp_cong_avoid_ai with w = mltcp_reno_ai_w(cwnd, F));
+ *                  (tcp_cong_avoid_ai with w = mltcp_reno_ai_w(cwnd, F),
+ *                  through the core's per-ack cache mltcp_reno_ai_w_cached);
  *   "mltcp_cubic"  CUBIC ported the way the kernel selftest
  *                  tools/testing/selftests/bpf/progs/bpf_cubic.c does, with
- *                  ca->cnt scaled by mltcp_cubic_cnt(cnt, F) before its
- *                  max(cnt, 2).
+ *                  ca->cnt scaled by mltcp_cubic_cnt(cnt, F) in place of
+ *                  its max(cnt, 2).
  *
  * All policy (iteration tracking, gain, scaling) comes from core/mltcp.h;
  * this file only adapts kernel hooks to it.  Differences from bpf_cubic.c:
@@ -225,6 +226,12 @@ static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_i
 
 	if (mltcp_apply_hint(sk, it))
 		return;
+	/* CA_EVENT_TX_START also fires for the retransmission after an RTO
+	 * (everything in flight was marked lost, so "in flight" is 0) and
+	 * that gap is no iteration boundary.  Only packets_out == 0, i.e.
+	 * everything acked, means the application resumed sending. */
+	if (tp->packets_out)
+		return;
 	p = mltcp_params_get();
 	if (!p)
 		return;
@@ -244,6 +251,7 @@ static __always_inline __u32 mltcp_current_gain(const struct mltcp_iter *it)
 
 struct mltcp_reno_ca {
 	struct mltcp_iter it;
+	struct mltcp_reno_cache cache;	/* core's per-ack fast path for w */
 };
 _Static_assert(sizeof(struct mltcp_reno_ca) <= ICSK_CA_PRIV_BYTES,
 	       "mltcp state must fit in inet_csk_ca()");
@@ -254,6 +262,7 @@ void BPF_PROG(mltcp_reno_init, struct sock *sk)
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
 
 	mltcp_track_init(sk, &ca->it);
+	mltcp_reno_cache_init(&ca->cache);
 }
 
 SEC("struct_ops/mltcp_reno_cong_avoid")
@@ -261,6 +270,8 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
+	const struct mltcp_params *p;
+	__u32 w;
 
 	if (!tcp_is_cwnd_limited(sk))
 		return;
@@ -269,8 +280,10 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	tcp_cong_avoid_ai(tp, mltcp_reno_ai_w(tp->snd_cwnd,
-					      mltcp_current_gain(&ca->it)), acked);
+	p = mltcp_params_get();
+	w = p ? mltcp_reno_ai_w_cached(&ca->cache, &ca->it, p, tp->snd_cwnd)
+	      : tp->snd_cwnd;
+	tcp_cong_avoid_ai(tp, w, acked);
 }
 
 SEC("struct_ops/mltcp_reno_ssthresh")
@@ -470,9 +483,10 @@ static __u32 cubic_root(__u64 a)
 	return x;
 }
 
-/* CUBIC's window target; sets ca->cnt (acks per one-segment increase). */
+/* CUBIC's window target; sets ca->cnt (acks per one-segment increase),
+ * before CUBIC's final max(cnt, 2), which the caller applies with F. */
 static __always_inline void bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
-					  __u32 acked, __u32 now, __u32 gain)
+					  __u32 acked, __u32 now)
 {
 	__u32 delta, bic_target, max_cnt;
 	__u64 offs, t;
@@ -547,11 +561,9 @@ tcp_friendliness:
 			ca->cnt = max_cnt;
 	}
 
-	/* MLTCP: F scales the growth speed in every CUBIC region. */
-	ca->cnt = mltcp_cubic_cnt(ca->cnt, gain);
-
-	/* At most 1 packet per 2 acked, i.e. 1.5x per RTT. */
-	ca->cnt = cubic_max(ca->cnt, 2U);
+	/* ca->cnt stays CUBIC's own value before its max(cnt, 2): the early
+	 * returns above reuse it, so scaling it in place would compound.  The
+	 * caller applies F and the max(cnt, 2) (mltcp_cubic_cnt does both). */
 }
 
 SEC("struct_ops/mltcp_cubic_init")
@@ -600,9 +612,11 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	bictcp_update(&ca->bic, tp->snd_cwnd, acked, mltcp_now_us(tp),
-		      mltcp_current_gain(&ca->it));
-	tcp_cong_avoid_ai(tp, ca->bic.cnt, acked);
+	bictcp_update(&ca->bic, tp->snd_cwnd, acked, mltcp_now_us(tp));
+	/* MLTCP: F scales the growth speed in every CUBIC region; then CUBIC's
+	 * "at most 1 packet per 2 acked" (1.5x per RTT). */
+	tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(ca->bic.cnt, mltcp_current_gain(&ca->it)),
+			  acked);
 }
 
 SEC("struct_ops/mltcp_cubic_recalc_ssthresh")

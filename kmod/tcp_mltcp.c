@@ -12,7 +12,7 @@
  *
  *   in_ack_event           -> mltcp_iter_on_ack(tp->bytes_acked, tcp_mstamp)
  *   cwnd_event(TX_START)   -> mltcp_iter_on_tx_start(..., srtt_us)
- *   cong_avoid (Reno)      -> tcp_cong_avoid_ai(tp, mltcp_reno_ai_w(cwnd, F))
+ *   cong_avoid (Reno)      -> tcp_cong_avoid_ai(tp, mltcp_reno_ai_w_cached(..))
  *   cong_avoid (CUBIC)     -> tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(cnt, F))
  *
  * The "mltcp" variant follows tcp_reno_cong_avoid() (net/ipv4/tcp_cong.c).
@@ -210,6 +210,7 @@ static size_t mltcp_info_common(const struct mltcp_iter *it, u32 ext,
 
 struct mltcp_reno {
 	struct mltcp_iter iter;
+	struct mltcp_reno_cache cache;	/* core's per-ack fast path for w */
 };
 
 static struct mltcp_reno *mltcp_reno_ca(const struct sock *sk)
@@ -219,14 +220,21 @@ static struct mltcp_reno *mltcp_reno_ca(const struct sock *sk)
 
 static void mltcp_reno_init(struct sock *sk)
 {
-	mltcp_track_init(sk, &mltcp_reno_ca(sk)->iter);
+	struct mltcp_reno *ca = mltcp_reno_ca(sk);
+
+	mltcp_track_init(sk, &ca->iter);
+	mltcp_reno_cache_init(&ca->cache);
 }
 
-/* tcp_reno_cong_avoid() with w = cwnd / F. */
+/*
+ * tcp_reno_cong_avoid() with w = cwnd / F, through the core's per-ack cache
+ * (F recomputed at most 64 times per iteration, as in the BPF and DPDK
+ * datapaths; see docs/design.md, "The per-ack fast path").
+ */
 static void mltcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 gain;
+	struct mltcp_reno *ca = mltcp_reno_ca(sk);
 
 	if (!tcp_is_cwnd_limited(sk))
 		return;
@@ -236,8 +244,8 @@ static void mltcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		if (!acked)
 			return;
 	}
-	gain = mltcp_gain(&mltcp_reno_ca(sk)->iter, mltcp_p());
-	tcp_cong_avoid_ai(tp, mltcp_reno_ai_w(tcp_snd_cwnd(tp), gain), acked);
+	tcp_cong_avoid_ai(tp, mltcp_reno_ai_w_cached(&ca->cache, &ca->iter, mltcp_p(),
+						     tcp_snd_cwnd(tp)), acked);
 }
 
 static void mltcp_reno_in_ack_event(struct sock *sk, u32 flags)
@@ -747,19 +755,25 @@ static void mltcp_cubic_precompute(void)
 /* ---------------------------------------------------------------------- */
 /* debugfs: /sys/kernel/debug/tcp_mltcp/flows lists every MLTCP socket.    */
 
-static const struct mltcp_iter *mltcp_iter_of(const struct sock *sk)
+/* The tracker of an MLTCP socket and the name of its variant, or NULL. */
+static const struct mltcp_iter *mltcp_iter_of(const struct sock *sk,
+					      const char **name)
 {
 	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
 
-	if (ops == &mltcp_reno)
+	if (ops == &mltcp_reno) {
+		*name = mltcp_reno.name;
 		return &mltcp_reno_ca(sk)->iter;
-	if (ops == &mltcp_cubic)
+	}
+	if (ops == &mltcp_cubic) {
+		*name = mltcp_cubic.name;
 		return &mltcp_cubic_ca(sk)->iter;
+	}
 	return NULL;
 }
 
 static void mltcp_show_sock(struct seq_file *m, const struct sock *sk,
-			    const struct mltcp_iter *it)
+			    const struct mltcp_iter *it, const char *name)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct tcp_mltcp_info info;
@@ -776,8 +790,7 @@ static void mltcp_show_sock(struct seq_file *m, const struct sock *sk,
 	seq_printf(m, " %s netns=%u cwnd=%u ssthresh=%u srtt_us=%u"
 		   " iterations=%u hinted=%u iter_bytes=%llu bytes_per_iter=%llu"
 		   " ratio=%u gain=%u\n",
-		   inet_csk(sk)->icsk_ca_ops->name,
-		   sock_net(sk)->ns.inum, tcp_snd_cwnd(tp),
+		   name, sock_net(sk)->ns.inum, tcp_snd_cwnd(tp),
 		   tp->snd_ssthresh, tp->srtt_us >> 3,
 		   info.iterations, READ_ONCE(it->hinted),
 		   (unsigned long long)READ_ONCE(it->iter_bytes),
@@ -809,12 +822,13 @@ static int mltcp_flows_show(struct seq_file *m, void *v)
 		spin_lock_bh(lock);
 		sk_nulls_for_each(sk, node, &head->chain) {
 			const struct mltcp_iter *it;
+			const char *name;
 
 			if (!sk_fullsock(sk))
 				continue;
-			it = mltcp_iter_of(sk);
+			it = mltcp_iter_of(sk, &name);
 			if (it)
-				mltcp_show_sock(m, sk, it);
+				mltcp_show_sock(m, sk, it, name);
 		}
 		spin_unlock_bh(lock);
 		cond_resched();

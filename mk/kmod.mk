@@ -19,16 +19,15 @@ KMOD_OUT  := $(BUILD)/kmod
 KMOD_KO   := $(KMOD_OUT)/tcp_mltcp.ko
 VM_TOOL   := $(BUILD)/vm/mltcp_vmtool
 VM_RUN    := $(ROOT)/tests/vm/run.sh
-VM_TIMEOUT ?= 170
+VM_TIMEOUT ?= 240
 
-# Optional guest step for the BPF issue: its objects and mltcpctl, when built.
+# Optional guest step for the BPF issue: tests/bpf/guest-load-test.sh with
+# mltcpctl (its BPF objects are embedded skeletons), decided when vm-test
+# runs, after the BPF area's checks have built it.
 VM_BPF_TEST := $(ROOT)/tests/bpf/guest-load-test.sh
 VM_MLTCPCTL := $(BUILD)/cmake/tools/mltcpctl/mltcpctl
-VM_BPF_ADDS  = $(if $(and $(wildcard $(VM_BPF_TEST)),$(wildcard $(VM_MLTCPCTL))),\
-               --add $(ROOT)/tests/bpf:/mltcp/bpf --add $(VM_MLTCPCTL):/mltcp/bin/mltcpctl \
-               $(if $(wildcard $(BUILD)/bpf),--add $(BUILD)/bpf:/mltcp/bpf/objs))
 
-.PHONY: kmod vm-tools vm-test bench-kmod
+.PHONY: kmod vm-tools vm-replay vm-test bench-kmod
 
 kmod: $(KMOD_KO)
 
@@ -46,16 +45,59 @@ vm-tools: $(VM_TOOL)
 
 $(VM_TOOL): $(ROOT)/tests/vm/tools/mltcp_vmtool.c $(ROOT)/kmod/tcp_mltcp_info.h
 	@mkdir -p $(dir $@)
-	gcc -static -O2 -Wall -Wextra -Werror -I$(ROOT)/kmod $< -o $@
+	gcc -static -O2 -Wall -Wextra -Werror -pthread -I$(ROOT)/kmod $< -o $@
+
+# Same-input agreement: events and userspace decisions made on the host, the
+# test-only replay module built like tcp_mltcp.ko; all go to /mltcp/replay.
+VM_REPLAY     := $(BUILD)/vm/replay
+VM_REPLAY_SRC := $(ROOT)/tests/vm/replay
+REPLAY_SEED   ?= 20241130
+REPLAY_FLOWS  ?= 24
+
+$(VM_REPLAY)/mltcp_replay: $(VM_REPLAY_SRC)/mltcp_replay.cpp $(VM_REPLAY_SRC)/mltcp_replay.h $(wildcard $(ROOT)/core/*.h)
+	@mkdir -p $(dir $@)
+	g++ -std=c++17 -O2 -Wall -Wextra -Werror -I$(ROOT)/core -I$(VM_REPLAY_SRC) $< -o $@
+
+$(VM_REPLAY)/expected.bin: $(VM_REPLAY)/mltcp_replay
+	$< gen $(REPLAY_SEED) $(REPLAY_FLOWS) >$(VM_REPLAY)/events.bin
+	$< summary $(VM_REPLAY)/events.bin >$(VM_REPLAY)/summary.txt
+	$< run $(VM_REPLAY)/events.bin >$@
+
+$(VM_REPLAY)/mltcp_replay_kmod.ko: $(VM_REPLAY_SRC)/mltcp_replay_kmod.c $(VM_REPLAY_SRC)/mltcp_replay.h \
+                                   $(VM_REPLAY_SRC)/Kbuild $(wildcard $(ROOT)/core/*.h)
+	@mkdir -p $(VM_REPLAY)/kbuild
+	cp $(VM_REPLAY_SRC)/Kbuild $(VM_REPLAY_SRC)/mltcp_replay_kmod.c $(VM_REPLAY_SRC)/mltcp_replay.h $(VM_REPLAY)/kbuild/
+	$(MAKE) --no-print-directory -C $(KMOD_KDIR) M=$(VM_REPLAY)/kbuild MLTCP_CORE=$(ROOT)/core \
+	    KCFLAGS=-Werror modules 2>&1 | tee $(VM_REPLAY)/kbuild.log
+	@! grep -i 'warning:' $(VM_REPLAY)/kbuild.log
+	cp $(VM_REPLAY)/kbuild/mltcp_replay_kmod.ko $@
+
+vm-replay: $(VM_REPLAY)/expected.bin $(VM_REPLAY)/mltcp_replay_kmod.ko
 
 VM_COMMON = --ko $(KMOD_KO) --add $(VM_TOOL) --add $(shell command -v ethtool || echo /usr/sbin/ethtool):/usr/sbin/ethtool
 
-vm-test: kmod vm-tools
-	BUILD=$(BUILD) $(VM_RUN) --name kmod --timeout $(VM_TIMEOUT) $(VM_COMMON) $(VM_BPF_ADDS) \
-	    --expect load-modprobe --expect iterations-mltcp --expect dmesg-clean \
+vm-test: kmod vm-tools vm-replay
+	@if [ -f $(BUILD)/cmake/CMakeCache.txt ] && [ -f $(VM_BPF_TEST) ]; then \
+	    cmake --build $(BUILD)/cmake --target mltcpctl >/dev/null 2>&1 || \
+	    echo "vm-test: mltcpctl does not build; the guest skips the BPF step"; fi
+	bpf_adds=; if [ -f $(VM_BPF_TEST) ] && [ -x $(VM_MLTCPCTL) ]; then \
+	    bpf_adds="--add $(ROOT)/tests/bpf:/mltcp/bpf --add $(VM_MLTCPCTL):/mltcp/bin/mltcpctl"; fi; \
+	BUILD=$(BUILD) $(VM_RUN) --name kmod --timeout $(VM_TIMEOUT) $(VM_COMMON) $$bpf_adds \
+	    --add $(VM_REPLAY)/events.bin:/mltcp/replay/events.bin \
+	    --add $(VM_REPLAY)/expected.bin:/mltcp/replay/expected.bin \
+	    --add $(VM_REPLAY)/summary.txt:/mltcp/replay/summary.txt \
+	    --add $(VM_REPLAY)/mltcp_replay_kmod.ko:/mltcp/replay/mltcp_replay_kmod.ko \
+	    --expect load-modprobe --expect iterations-mltcp --expect iterations-mltcp_cubic \
+	    --expect bulk-mltcp --expect bulk-mltcp_cubic --expect replay-agreement --expect dmesg-clean \
 	    $(ROOT)/tests/vm/guest/kmod.sh
 
 bench-kmod: kmod vm-tools
 	BUILD=$(BUILD) $(VM_RUN) --name bench-kmod --timeout 300 $(VM_COMMON) \
 	    $(ROOT)/tests/vm/guest/bench.sh
 	@grep -h '^RESULT ' $(BUILD)/vm/bench-kmod.log
+
+# DKMS packaging: add/build/install/remove for Debian's kernel ABI (host lock).
+CHECK_TARGETS += check-kmod-dkms
+.PHONY: check-kmod-dkms
+check-kmod-dkms:
+	$(ROOT)/tests/vm/dkms-check.sh $(KMOD_ABI)

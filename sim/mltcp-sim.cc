@@ -9,7 +9,7 @@
 //
 // Scale: ns-3 here delivers ~10-15 k segments per wall second, so the
 // scenario uses jumbo frames (MTU 9000 by default) and sizes bytes with the
-// link rate (profile bytes are for ref_mbps; --time-scale shrinks compute
+// link rate (profile bytes are for 200 Mbit/s; --time-scale shrinks compute
 // time and bytes together), keeping each job's communication fraction.
 #include <algorithm>
 #include <chrono>
@@ -38,7 +38,7 @@
 #include "training-job.h"
 
 #ifndef MLTCP_SIM_PROFILES
-#define MLTCP_SIM_PROFILES "sim/profiles.txt"
+#define MLTCP_SIM_PROFILES "profiles/jobs.prof,sim/sim.prof"
 #endif
 
 using namespace ns3;
@@ -53,6 +53,7 @@ struct Options {
   double link_gbps = 1.0;
   std::string cc = "mltcp";
   std::string mix = "vgg16";
+  uint32_t ring_workers = 2;
   std::string profiles = MLTCP_SIM_PROFILES;
   uint32_t seed = 1;
   uint32_t iterations = 10;
@@ -65,6 +66,7 @@ struct Options {
   uint32_t queue_pkts = 0;  // 0: automatic
   double access_factor = 4.0;
   double start_spread_ms = 0;
+  double start_gap_ms = 0;
   double compute_jitter = 0;
   bool hints = false;
   bool isolated = true;
@@ -74,6 +76,8 @@ struct Options {
   double min_rto_ms = 10;
   uint32_t red_kmin = 0, red_kmax = 0;  // packets; 0: automatic
   double red_pmax = 0.2;
+  double dcqcn_idle_reset_us = 0;
+  uint64_t dcqcn_byte_counter = 150000;  // at 40 Gbit/s (the paper's 150 KB)
   std::string out;  // output prefix; empty: no files
   bool quiet = false;
 };
@@ -86,8 +90,12 @@ const char* kUsage =
     "                         with N given, the mix is repeated to N jobs)\n"
     "  --link-gbps R          bottleneck / fabric link rate (default 1)\n"
     "  --cc C                 reno|cubic|mltcp|mltcp_cubic|dcqcn|mltcp_dcqcn (default mltcp)\n"
-    "  --profile-mix M        e.g. vgg16:2,resnet50 (names from --profiles; default vgg16)\n"
-    "  --profiles FILE        job profile file (default " MLTCP_SIM_PROFILES ")\n"
+    "  --profile-mix M        e.g. vgg16:2,resnet50 (names from --profiles; default vgg16);\n"
+    "                         a bulk=1 profile adds the long-lived flow of --bulk\n"
+    "  --profiles F1,F2       profile files, shared format of profiles/README.md\n"
+    "                         (default " MLTCP_SIM_PROFILES ")\n"
+    "                         bytes are for 200 Mbit/s and scaled to --link-gbps\n"
+    "  --ring-workers K       leaf-spine: workers per job in a ring (default 2)\n"
     "  --seed S               random seed (start offsets, jitter, TAG bytes; default 1)\n"
     "  --iterations I         iterations per job (default 10)\n"
     "  --warmup W             iterations excluded from mean/p99 (default iterations/5)\n"
@@ -99,6 +107,7 @@ const char* kUsage =
     "  --queue-pkts Q         bottleneck queue for TCP (default: 2 BDP, at least 32)\n"
     "  --access-factor F      host link rate / fabric rate (default 4; DCQCN: 1)\n"
     "  --start-spread-ms D    job start offsets uniform in [0, D] (default 0: together)\n"
+    "  --start-gap-ms G       job j starts j*G ms late (added to the spread)\n"
     "  --compute-jitter J     compute time uniform in (1 +- J) (default 0)\n"
     "  --hints                MLTCP flows get iteration hints instead of detecting\n"
     "  --no-isolated          skip the isolated runs (no ratios)\n"
@@ -106,6 +115,10 @@ const char* kUsage =
     "  --slope N --intercept N   MLTCP F in units of 1/1024 (default 1536 and 256)\n"
     "  --min-rto-ms M         TCP minimum RTO (default 10)\n"
     "  --red-kmin K --red-kmax K --red-pmax P   DCQCN ECN marking (packets)\n"
+    "  --dcqcn-idle-reset-us U  a DCQCN sender idle for U us restarts at line rate\n"
+    "                         (default 0: never; the core's catch-up bounds recovery)\n"
+    "  --dcqcn-byte-counter B  DCQCN byte counter at 40 Gbit/s, scaled to the line\n"
+    "                         (default 150K, one of the paper's; the core's default is 10M)\n"
     "  --out PREFIX           write PREFIX.csv (per iteration) and PREFIX.json\n"
     "  --quiet                only the RESULT line\n"
     "  --help                 this text\n";
@@ -174,6 +187,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--iterations") o.iterations = IntArg(a, val(), 1, 100000);
     else if (a == "--warmup") o.warmup = static_cast<int>(IntArg(a, val(), 0, 100000));
     else if (a == "--topology") o.topology = val();
+    else if (a == "--ring-workers") o.ring_workers = IntArg(a, val(), 2, 1024);
     else if (a == "--leaves") o.leaves = IntArg(a, val(), 2, 256);
     else if (a == "--spines") o.spines = IntArg(a, val(), 1, 64);
     else if (a == "--time-scale") o.time_scale = NumberArg(a, val(), 1e-4, 1e4);
@@ -182,6 +196,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--queue-pkts") o.queue_pkts = IntArg(a, val(), 2, 1e6);
     else if (a == "--access-factor") o.access_factor = NumberArg(a, val(), 1, 100);
     else if (a == "--start-spread-ms") o.start_spread_ms = NumberArg(a, val(), 0, 1e7);
+    else if (a == "--start-gap-ms") o.start_gap_ms = NumberArg(a, val(), 0, 1e7);
     else if (a == "--compute-jitter") o.compute_jitter = NumberArg(a, val(), 0, 0.9);
     else if (a == "--hints") flag(o.hints);
     else if (a == "--no-isolated") { bool f = false; flag(f); o.isolated = false; }
@@ -192,6 +207,14 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--red-kmin") o.red_kmin = IntArg(a, val(), 1, 1e6);
     else if (a == "--red-kmax") o.red_kmax = IntArg(a, val(), 1, 1e6);
     else if (a == "--red-pmax") o.red_pmax = NumberArg(a, val(), 1e-4, 1);
+    else if (a == "--dcqcn-idle-reset-us") o.dcqcn_idle_reset_us = NumberArg(a, val(), 0, 1e9);
+    else if (a == "--dcqcn-byte-counter") {
+      try {
+        o.dcqcn_byte_counter = mltcp_sim::ParseBytes(val());
+      } catch (const std::exception& e) {
+        Fail(std::string("--dcqcn-byte-counter: ") + e.what());
+      }
+    }
     else if (a == "--out") o.out = val();
     else if (a == "--quiet") flag(o.quiet);
     else Fail("unknown option '" + a + "' (see --help)");
@@ -219,10 +242,13 @@ struct RunResult {
   double wall_s = 0;
   uint64_t events = 0;
   uint64_t bottleneck_bytes = 0;  // dumbbell: bytes through the bottleneck
+  uint64_t uplink_bytes = 0;      // leaf-spine: bytes on leaf -> spine links
+  uint32_t uplinks = 0;
   uint64_t drops = 0;             // packets dropped in fabric queues
   uint64_t bulk_bytes = 0;
   double bulk_start_s = 0, bulk_end_s = 0;
   uint64_t cnps = 0, ce_marks = 0;
+  std::string stall;  // what was still missing when a run did not finish
 };
 
 class Scenario {
@@ -236,9 +262,8 @@ class Scenario {
   void BuildLeafSpine(uint32_t hosts);
   NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b, double gbps, bool queue_a, bool queue_b);
   void InstallFabricQueue(Ptr<NetDevice> dev);
-  Ptr<JobFlow> MakeFlow(uint32_t src, uint32_t dst);
+  Ptr<JobFlow> MakeFlow(uint32_t src, uint32_t dst, CcKind cc);
   uint32_t QueuePkts() const;
-  uint64_t LinkBps() const { return static_cast<uint64_t>(o_.link_gbps * 1e9); }
   uint64_t AccessBps() const {
     return static_cast<uint64_t>(o_.link_gbps * 1e9 * (CcIsDcqcn(cc_) ? 1.0 : o_.access_factor));
   }
@@ -249,7 +274,9 @@ class Scenario {
   std::vector<Ipv4Address> host_addr_;
   std::vector<Ptr<QueueDisc>> fabric_queues_;
   Ptr<QueueDisc> bottleneck_;
+  std::vector<Ptr<QueueDisc>> uplink_queues_;  // leaf-spine: leaf -> spine
   std::vector<Ptr<DcqcnFlow>> dcqcn_flows_;
+  std::vector<Ptr<JobFlow>> all_flows_;
   uint16_t next_port_ = 5000;
   uint32_t next_subnet_ = 0;
 };
@@ -340,56 +367,84 @@ void Scenario::BuildDumbbell(uint32_t hosts) {
 }
 
 void Scenario::BuildLeafSpine(uint32_t hosts) {
-  // Hosts spread round-robin over leaves; every leaf connects to every
-  // spine at the fabric rate.  Per-flow ECMP: global routing with
-  // RandomEcmpRouting picks per packet, which reorders TCP, so instead each
-  // host's traffic is pinned by static host routes on its leaf... see below.
+  // Hosts spread round-robin over leaves (a job's workers land in different
+  // racks); every leaf connects to every spine at the fabric rate.
   const uint32_t leaves = o_.leaves, spines = o_.spines;
   switches_.Create(leaves + spines);
   hosts_.Create(hosts);
   InternetStackHelper stack;
   stack.Install(switches_);
   stack.Install(hosts_);
+  std::vector<std::vector<NetDeviceContainer>> up(leaves);
   for (uint32_t l = 0; l < leaves; l++)
-    for (uint32_t s = 0; s < spines; s++)
-      Link(switches_.Get(l), switches_.Get(leaves + s), o_.link_gbps, true, true);
+    for (uint32_t s = 0; s < spines; s++) {
+      up[l].push_back(Link(switches_.Get(l), switches_.Get(leaves + s), o_.link_gbps, true, true));
+      uplink_queues_.push_back(fabric_queues_[fabric_queues_.size() - 2]);  // leaf -> spine
+    }
   for (uint32_t h = 0; h < hosts; h++) {
     Link(hosts_.Get(h), switches_.Get(h % leaves), static_cast<double>(AccessBps()) / 1e9, false,
          true);
     host_addr_.push_back(hosts_.Get(h)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal());
   }
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+  // Per-flow ECMP.  ns-3's global routing either takes one path or, with
+  // RandomEcmpRouting, sprays packets (reordering TCP).  Instead every leaf
+  // gets a static /32 route per remote host through spine hash(host, seed):
+  // a ring sends exactly one flow to each worker, so per-destination
+  // hashing is per-flow hashing here, and a flow never changes path.
+  // Static routes take precedence over global ones (list routing priority).
+  Ipv4StaticRoutingHelper srh;
+  for (uint32_t l = 0; l < leaves; l++) {
+    Ptr<Ipv4> ipv4 = switches_.Get(l)->GetObject<Ipv4>();
+    Ptr<Ipv4StaticRouting> rt = srh.GetStaticRouting(ipv4);
+    for (uint32_t h = 0; h < hosts; h++) {
+      if (h % leaves == l)
+        continue;
+      uint64_t x = (static_cast<uint64_t>(h) + 1) * 0x9E3779B97F4A7C15ull ^ (o_.seed * 0xBF58476D1CE4E5B9ull);
+      x ^= x >> 31;
+      const uint32_t s = static_cast<uint32_t>(x % spines);
+      const NetDeviceContainer& d = up[l][s];
+      Ptr<Ipv4> spine = switches_.Get(leaves + s)->GetObject<Ipv4>();
+      const Ipv4Address next_hop =
+          spine->GetAddress(spine->GetInterfaceForDevice(d.Get(1)), 0).GetLocal();
+      rt->AddHostRouteTo(host_addr_[h], next_hop, ipv4->GetInterfaceForDevice(d.Get(0)));
+    }
+  }
 }
 
-Ptr<JobFlow> Scenario::MakeFlow(uint32_t src, uint32_t dst) {
+Ptr<JobFlow> Scenario::MakeFlow(uint32_t src, uint32_t dst, CcKind cc) {
   const uint16_t port = next_port_++;
-  if (CcIsDcqcn(cc_)) {
+  if (CcIsDcqcn(cc)) {
     DcqcnFlowConfig c;
-    c.dcqcn = DcqcnParamsForLine(AccessBps());
+    c.dcqcn = DcqcnParamsForLine(AccessBps(), o_.dcqcn_byte_counter);
     mltcp_params_default(&c.mltcp);
     c.mltcp.slope = o_.slope;
     c.mltcp.intercept = o_.intercept;
-    c.use_mltcp = CcIsMltcp(cc_);
+    c.use_mltcp = CcIsMltcp(cc);
     c.port = port;
     c.cnp_port = static_cast<uint16_t>(port + 20000);
     c.payload = o_.mtu - 28;
+    c.idle_reset_us = static_cast<uint64_t>(o_.dcqcn_idle_reset_us);
     auto f = Create<DcqcnFlow>(hosts_.Get(src), host_addr_[src], hosts_.Get(dst), host_addr_[dst], c);
     dcqcn_flows_.push_back(f);
+    all_flows_.push_back(f);
     return f;
   }
   TcpFlowConfig c;
-  c.cc = cc_;
+  c.cc = cc;
   mltcp_params_default(&c.mltcp);
   c.mltcp.slope = o_.slope;
   c.mltcp.intercept = o_.intercept;
   c.port = port;
-  return Create<TcpJobFlow>(hosts_.Get(src), hosts_.Get(dst), host_addr_[dst], c);
+  auto f = Create<TcpJobFlow>(hosts_.Get(src), hosts_.Get(dst), host_addr_[dst], c);
+  all_flows_.push_back(f);
+  return f;
 }
 
 // Bulk (non-ML) flow: keeps its socket full from t = 0 until the jobs end.
 class BulkFlow {
  public:
-  BulkFlow(Ptr<JobFlow> f) : f_(f) {}
+  explicit BulkFlow(Ptr<JobFlow> f) : f_(f) {}
   void Start() { Top(); }
   void Top() {
     if (stopped_)
@@ -411,11 +466,11 @@ RunResult Scenario::Run(const std::vector<JobPlan>& plan) {
   const auto wall0 = std::chrono::steady_clock::now();
   Configure();
   // Hosts: dumbbell: 2 per job (sender, receiver) + 2 for bulk.
-  // Leaf-spine: `workers` per job, ring flows worker i -> i+1.
+  // Leaf-spine: --ring-workers per job, ring flows worker i -> i+1.
   uint32_t hosts = 0;
   std::vector<std::vector<uint32_t>> job_hosts;
-  for (const auto& p : plan) {
-    const uint32_t w = o_.topology == "dumbbell" ? 2 : std::max<uint32_t>(2, p.profile.workers);
+  for (size_t j = 0; j < plan.size(); j++) {
+    const uint32_t w = o_.topology == "dumbbell" ? 2 : o_.ring_workers;
     std::vector<uint32_t> hs;
     for (uint32_t i = 0; i < w; i++)
       hs.push_back(hosts++);
@@ -436,31 +491,30 @@ RunResult Scenario::Run(const std::vector<JobPlan>& plan) {
   RunResult res;
   std::unique_ptr<BulkFlow> bulk;
   if (o_.bulk) {
-    bulk = std::make_unique<BulkFlow>(MakeFlow(bulk_src, bulk_dst));
+    // The non-ML flow runs the base algorithm (reno for mltcp, ...).
+    bulk = std::make_unique<BulkFlow>(MakeFlow(bulk_src, bulk_dst, CcBase(cc_)));
     Simulator::Schedule(MilliSeconds(1), &BulkFlow::Start, bulk.get());
     res.bulk_start_s = 0.001;
   }
   for (uint32_t j = 0; j < plan.size(); j++) {
     const auto& hs = job_hosts[j];
+    // Dumbbell: one sender and one receiver.  Leaf-spine: ring all-reduce,
+    // worker i sends to worker i+1; each worker sends the profile's bytes
+    // (they already include the ring's 2(K-1)/K factor), over `conns`
+    // connections.
     std::vector<Ptr<JobFlow>> flows;
-    if (hs.size() == 2 && o_.topology == "dumbbell") {
-      flows.push_back(MakeFlow(hs[0], hs[1]));
-    } else {
-      // Ring all-reduce as K concurrent flows of 2(K-1)/K of the bytes.
-      for (uint32_t i = 0; i < hs.size(); i++)
-        flows.push_back(MakeFlow(hs[i], hs[(i + 1) % hs.size()]));
-    }
+    const uint32_t senders = hs.size() == 2 && o_.topology == "dumbbell" ? 1 : hs.size();
+    for (uint32_t i = 0; i < senders; i++)
+      for (uint32_t k = 0; k < std::max<uint32_t>(1, plan[j].profile.conns); k++)
+        flows.push_back(MakeFlow(hs[i], hs[(i + 1) % hs.size()], cc_));
     JobConfig c;
     c.id = j;
     c.profile = plan[j].profile;
-    if (hs.size() > 2) {
-      const double k = static_cast<double>(hs.size());
-      c.profile.bytes = static_cast<uint64_t>(static_cast<double>(c.profile.bytes) * 2 * (k - 1) / k);
-    }
     c.iterations = o_.iterations;
     c.start_offset_s = plan[j].start_offset_s + 0.002;  // after the handshakes
     c.hints = o_.hints || CcIsDcqcn(cc_);
     c.seed = o_.seed;
+    c.compute_jitter = o_.compute_jitter;
     auto job = CreateObject<TrainingJob>();
     job->Configure(c, flows);
     job->on_finished = [&running, &bulk, &res] {
@@ -488,12 +542,26 @@ RunResult Scenario::Run(const std::vector<JobPlan>& plan) {
   Simulator::Run();
 
   res.finished = running == 0;
+  if (!res.finished) {
+    std::ostringstream os;
+    for (auto& f : all_flows_)
+      if (f->received() < f->queued())
+        os << " flow " << (&f - all_flows_.data()) << " has " << f->received() << "/" << f->queued()
+           << " bytes;";
+    for (auto& q : fabric_queues_)
+      if (q->GetStats().nTotalDroppedPackets)
+        os << " fabric queue drops: " << q->GetStats();
+    res.stall = os.str();
+  }
   res.sim_end_s = Simulator::Now().GetSeconds();
   res.events = Simulator::GetEventCount();
   for (auto& j : jobs)
     res.records.push_back(j->records());
   if (bottleneck_)
     res.bottleneck_bytes = bottleneck_->GetStats().nTotalDequeuedBytes;
+  for (auto& q : uplink_queues_)
+    res.uplink_bytes += q->GetStats().nTotalDequeuedBytes;
+  res.uplinks = static_cast<uint32_t>(uplink_queues_.size());
   for (auto& q : fabric_queues_)
     res.drops += q->GetStats().nTotalDroppedPackets;
   if (bulk)
@@ -505,7 +573,9 @@ RunResult Scenario::Run(const std::vector<JobPlan>& plan) {
   jobs.clear();
   bulk.reset();
   dcqcn_flows_.clear();
+  all_flows_.clear();
   fabric_queues_.clear();
+  uplink_queues_.clear();
   bottleneck_ = nullptr;
   Simulator::Destroy();
   Ipv4AddressGenerator::Reset();
@@ -637,41 +707,56 @@ std::string Json(double v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = ParseOptions(argc, argv);
+  Options o = ParseOptions(argc, argv);
   CcKind cc;
   try {
     cc = ParseCc(o.cc);
   } catch (const std::exception& e) {
     Fail(std::string("--cc: ") + e.what());
   }
-  if (CcIsDcqcn(cc) && o.bulk)
-    Fail("--bulk needs a TCP congestion control (the bulk flow uses the base algorithm)");
   std::vector<JobProfile> mix;
-  double ref_mbps = 0;
   try {
-    const auto set = mltcp_sim::LoadProfiles(o.profiles);
-    ref_mbps = set.ref_mbps;
-    mix = mltcp_sim::ParseMix(o.mix, set);
+    std::vector<std::string> files;
+    std::stringstream ss(o.profiles);
+    std::string f;
+    while (std::getline(ss, f, ','))
+      if (!f.empty())
+        files.push_back(f);
+    if (files.empty())
+      Fail("--profiles: no file given");
+    const auto set = mltcp_sim::LoadProfiles(files);
+    for (const auto& p : mltcp_sim::ParseMix(o.mix, set)) {
+      if (p.bulk)
+        o.bulk = true;  // the mix names a long-lived non-ML flow
+      else
+        mix.push_back(p);
+    }
   } catch (const std::exception& e) {
     Fail(e.what());
   }
+  if (mix.empty())
+    Fail("--profile-mix names no training job (only bulk flows)");
+  if (CcIsDcqcn(cc) && o.bulk)
+    Fail("a bulk flow needs a TCP congestion control (the bulk flow uses the base algorithm)");
   const uint32_t njobs = o.jobs ? o.jobs : static_cast<uint32_t>(mix.size());
   const uint32_t warmup = o.warmup >= 0 ? static_cast<uint32_t>(o.warmup) : o.iterations / 5;
 
-  // Scale each profile to the link and the time scale.
+  // Scale each profile to the link rate (bytes sized for 200 Mbit/s) and to
+  // the time scale (compute time and bytes together).
   std::vector<JobPlan> plan;
   std::mt19937_64 gen(o.seed);
   std::uniform_real_distribution<double> uni(0.0, 1.0);
+  const double byte_scale = o.link_gbps * 1000.0 / mltcp_sim::kProfileRefMbps * o.time_scale;
   for (uint32_t j = 0; j < njobs; j++) {
     JobPlan p;
     p.profile = mix[j % mix.size()];
-    p.profile.bytes = static_cast<uint64_t>(static_cast<double>(p.profile.bytes) *
-                                            (o.link_gbps * 1000.0 / ref_mbps) * o.time_scale);
+    p.profile.bytes = static_cast<uint64_t>(std::llround(static_cast<double>(p.profile.bytes) * byte_scale));
     p.profile.compute_ms *= o.time_scale;
     p.profile.bucket_gap_us *= o.time_scale;
-    if (p.profile.bytes == 0)
-      Fail("profile '" + p.profile.name + "' scales to 0 bytes at this link rate");
-    p.start_offset_s = o.start_spread_ms * 1e-3 * uni(gen);
+    if (p.profile.bytes < static_cast<uint64_t>(p.profile.buckets) * p.profile.conns)
+      Fail("profile '" + p.profile.name + "' scales to fewer bytes than buckets x conns at this "
+           "link rate and time scale");
+    p.start_offset_s = o.start_spread_ms * 1e-3 * uni(gen) + o.start_gap_ms * 1e-3 * j;
     plan.push_back(p);
   }
 
@@ -684,7 +769,7 @@ int main(int argc, char** argv) {
   const RunResult res = mixed.Run(plan);
   if (!res.finished)
     Fail("simulation did not finish: a job stalled (simulated " + std::to_string(res.sim_end_s) +
-         " s); check the profile sizes against the link rate");
+         " s):" + res.stall);
 
   // Isolated runs: each distinct profile alone, same topology and cc.
   std::map<std::string, double> iso_mean;
@@ -700,7 +785,7 @@ int main(int argc, char** argv) {
       Scenario s(io, cc);
       const RunResult r = s.Run({alone});
       if (!r.finished)
-        Fail("isolated run of '" + p.profile.name + "' did not finish");
+        Fail("isolated run of '" + p.profile.name + "' did not finish:" + r.stall);
       iso_mean[p.profile.name] = Mean(IterTimes(r.records[0], warmup));
       iso_wall += r.wall_s;
     }
@@ -727,15 +812,19 @@ int main(int argc, char** argv) {
   const double p99_ratio = o.isolated ? Percentile(pooled_ratio, 0.99) : NAN;
   const auto overlaps = Overlaps(res.records);
   const int interleaved_at = o.topology == "dumbbell" ? InterleavedAt(overlaps) : -1;
-  double t0 = 1e300, t1 = 0;
+  // Utilisation window: from the first communication (or the bulk flow's
+  // start) to the last iteration's end (or the bulk flow's end).
+  double t0 = o.bulk ? res.bulk_start_s : 1e300, t1 = o.bulk ? res.bulk_end_s : 0;
   for (const auto& job : res.records)
     for (const auto& r : job) {
       t0 = std::min(t0, r.comm_start_s);
       t1 = std::max(t1, r.end_s);
     }
-  const double util = res.bottleneck_bytes > 0 && t1 > t0
-                          ? static_cast<double>(res.bottleneck_bytes) * 8 / (o.link_gbps * 1e9) / (t1 - t0)
-                          : NAN;
+  // Dumbbell: the bottleneck's; leaf-spine: the mean over leaf -> spine links.
+  const double link_bytes = res.uplinks ? static_cast<double>(res.uplink_bytes) / res.uplinks
+                                        : static_cast<double>(res.bottleneck_bytes);
+  const double util =
+      link_bytes > 0 && t1 > t0 ? link_bytes * 8 / (o.link_gbps * 1e9) / (t1 - t0) : NAN;
   double bulk_share = NAN;
   if (o.bulk && res.bulk_end_s > res.bulk_start_s)
     bulk_share = static_cast<double>(res.bulk_bytes) / BulkFairBytes(res, o.link_gbps * 1e9);

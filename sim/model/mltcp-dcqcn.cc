@@ -33,9 +33,11 @@ uint64_t ScaleToLine(uint64_t v, uint64_t line_bps) {
 
 }  // namespace
 
-mltcp_dcqcn_params DcqcnParamsForLine(uint64_t line_bps) {
+mltcp_dcqcn_params DcqcnParamsForLine(uint64_t line_bps, uint64_t byte_counter_at_40g) {
   mltcp_dcqcn_params p;
   mltcp_dcqcn_params_default(&p);
+  if (byte_counter_at_40g)
+    p.byte_counter = byte_counter_at_40g;
   p.line_rate_bps = line_bps;
   p.min_rate_bps = ScaleToLine(p.min_rate_bps, line_bps);
   p.rai_bps = ScaleToLine(p.rai_bps, line_bps);
@@ -63,7 +65,6 @@ DcqcnFlow::DcqcnFlow(Ptr<Node> src, Ipv4Address src_addr, Ptr<Node> dst, Ipv4Add
 
   tx_ = Socket::CreateSocket(src, UdpSocketFactory::GetTypeId());
   tx_->Bind(InetSocketAddress(src_addr, cfg.cnp_port));
-  tx_->SetIpTos(kTosEct0);
   tx_->Connect(InetSocketAddress(dst_addr, cfg.port));
   tx_->SetRecvCallback(MakeCallback(&DcqcnFlow::OnCnp, this));
 }
@@ -84,6 +85,8 @@ void DcqcnFlow::Send(uint64_t bytes) {
   const bool idle = pending_ == 0 && !next_send_.IsRunning();
   pending_ += bytes;
   if (idle) {
+    if (cfg_.idle_reset_us && NowUs() - last_send_us_ >= cfg_.idle_reset_us)
+      rp_ = mltcp::DcqcnSender(mltcp::DcqcnParams(cfg_.dcqcn), NowUs());
     tracker_.OnTxStart(mltcp_params_, sent_total_, static_cast<uint32_t>(NowUs()), 0);
     SendNext();
   }
@@ -96,13 +99,20 @@ void DcqcnFlow::SendNext() {
   const uint32_t gain = Gain();
   rp_.Advance(now, gain);
   const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(pending_, cfg_.payload));
-  if (tx_->Send(Create<Packet>(n)) < 0) {
+  // ECT(0) on every datagram: ns-3 3.37's UDP socket does not apply
+  // SetIpTos() to the ECN bits of what it sends, so tag the packet directly.
+  Ptr<Packet> pkt = Create<Packet>(n);
+  SocketIpTosTag ect;
+  ect.SetTos(kTosEct0);
+  pkt->ReplacePacketTag(ect);
+  if (tx_->Send(pkt) < 0) {
     // Host queue full (cannot happen at R_C <= line rate): retry shortly.
     next_send_ = Simulator::Schedule(MicroSeconds(1), &DcqcnFlow::SendNext, this);
     return;
   }
   pending_ -= n;
   sent_total_ += n;
+  last_send_us_ = now;
   rp_.OnSent(n, gain);
   tracker_.OnAck(sent_total_, static_cast<uint32_t>(now));
   const uint64_t rate = std::max<uint64_t>(rp_.RateBps(), 1);

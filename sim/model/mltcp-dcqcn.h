@@ -38,11 +38,15 @@ struct DcqcnFlowConfig {
   uint16_t port = 0;          // data port on the receiver
   uint16_t cnp_port = 0;      // CNP port on the sender
   uint32_t payload = 8972;    // UDP payload per packet (MTU - 28)
+  // A QP idle this long restarts at line rate (0: never), as NICs release
+  // the rate limiter of an idle QP.
+  uint64_t idle_reset_us = 0;
 };
 
 // Line rates of this size suit the DCQCN paper's 40 Gbit/s settings scaled
 // linearly (R_AI, R_HAI, R_min, byte counter); timers stay as in the paper.
-mltcp_dcqcn_params DcqcnParamsForLine(uint64_t line_bps);
+// byte_counter_at_40g: 0 keeps the core's default (10 MB at 40 Gbit/s).
+mltcp_dcqcn_params DcqcnParamsForLine(uint64_t line_bps, uint64_t byte_counter_at_40g = 0);
 
 class DcqcnFlow : public JobFlow {
  public:
@@ -73,6 +77,7 @@ class DcqcnFlow : public JobFlow {
   EventId next_send_;
   uint64_t pending_ = 0;
   uint64_t sent_total_ = 0;
+  uint64_t last_send_us_ = 0;
   uint32_t cnps_sent_ = 0;
   uint32_t ce_marked_ = 0;
 };

@@ -50,21 +50,21 @@ uint32_t MltcpFlowState::NowUs() {
   return static_cast<uint32_t>(Simulator::Now().GetMicroSeconds());
 }
 
-void MltcpFlowState::Start(Ptr<const TcpSocketState> tcb) {
+void MltcpFlowState::Start() {
+  if (started_)
+    return;
   started_ = true;
-  last_una_ = tcb->m_lastAckedSeq;
-  acked_total_ = 0;
   flow_ = mltcp::Flow(acked_total_, NowUs());
 }
 
 void MltcpFlowState::Sync(Ptr<const TcpSocketState> tcb) {
   tcb_ = tcb;
-  if (!started_) {
-    Start(tcb);
-    return;
-  }
+  Start();
   const SequenceNumber32 una = tcb->m_lastAckedSeq;
-  if (una > last_una_) {
+  if (!have_una_) {
+    last_una_ = una;  // progress counts from the first hook on
+    have_una_ = true;
+  } else if (una > last_una_) {
     acked_total_ += static_cast<uint32_t>(una - last_una_);
     last_una_ = una;
   }
@@ -91,6 +91,8 @@ bool MltcpFlowState::OnTxStart(Ptr<const TcpSocketState> tcb) {
 void MltcpFlowState::Hint(uint64_t bytes) {
   if (tcb_)
     Sync(tcb_);
+  else
+    Start();  // a hint before the first ack: nothing acked yet
   flow_.Hint(acked_total_, bytes, NowUs());
 }
 

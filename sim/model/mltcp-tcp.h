@@ -49,12 +49,13 @@ class MltcpFlowState {
   static uint32_t NowUs();
 
  private:
-  void Start(Ptr<const TcpSocketState> tcb);
+  void Start();
 
   mltcp::Params params_;
   mltcp::Flow flow_;
   Ptr<const TcpSocketState> tcb_;  // last socket state a hook saw
   bool started_ = false;
+  bool have_una_ = false;
   SequenceNumber32 last_una_{0};
   uint64_t acked_total_ = 0;
   uint32_t srtt_us_ = 0;  // 0 until the first sample

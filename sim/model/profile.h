@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// profile.h - training-job profiles for the simulator: what one job does per
-// iteration (compute time, bytes, buckets, variation, asynchrony).  Plain
-// C++ (no ns-3), so the parser is unit-tested without a simulation.
-//
-// File format (sim/profiles.txt is the reference; shared with the host
-// emulator until tools/emu publishes its own, see docs/simulation.md):
-//   # comment
-//   ref_mbps <rate>                     link rate the bytes below are sized for
-//   <name> key=value ...                one profile per line
-// keys: compute_ms (> 0 unless async), bytes (per iteration, K/M/G suffixes,
-// decimal), buckets (>= 1), bucket_gap_us, bytes_var (0..0.9: TAG-like, each
-// iteration's bytes drawn uniformly in bytes*(1 +- var)), async (0/1:
-// Dorylus-like, compute overlaps communication, no idle gap), workers (>= 2:
-// ring all-reduce participants).
+// profile.h - training-job profiles for the simulator.  The file format is
+// the one shared with the host emulator (profiles/README.md) and is parsed
+// by its reference parser (tools/emu/profile.cpp), so both read the same
+// bytes the same way; this adapter adds what the simulator needs: the
+// profile-mix list, several files at once, and scaling from the 200 Mbit/s
+// host testbed the profiles are sized for to the simulated link rate.
 #pragma once
 
 #include <cstdint>
@@ -24,19 +16,29 @@
 
 namespace mltcp_sim {
 
+// Link rate the shared profiles' bytes are sized for (profiles/README.md).
+constexpr double kProfileRefMbps = 200.0;
+
 struct JobProfile {
   std::string name;
-  double compute_ms = 0;     // compute phase per iteration
-  uint64_t bytes = 0;        // bytes per iteration at ref_mbps
-  uint32_t buckets = 1;      // communication split into this many buckets
-  double bucket_gap_us = 0;  // gap between bucket releases
-  double bytes_var = 0;      // TAG-like relative variation of bytes
-  bool async = false;        // Dorylus-like overlapped pipeline
-  uint32_t workers = 2;      // ring all-reduce workers
+  double compute_ms = 0;            // compute phase per iteration
+  uint64_t bytes = 0;               // bytes per iteration (whole job)
+  uint32_t buckets = 1;             // sent as this many buckets
+  double bucket_gap_us = 0;         // pause between two buckets
+  std::vector<double> bytes_cycle{1.0};  // TAG-like: iteration i x f[i mod n]
+  bool async = false;               // Dorylus-like: compute of i+1 overlaps comm of i
+  uint32_t conns = 1;               // parallel connections sharing the bytes
+  bool bulk = false;                // long-lived non-ML flow, not a job
 };
 
+// Bytes of iteration i: round(bytes x bytes_cycle[i mod n]), at least 1
+// (profiles/README.md).
+uint64_t IterationBytes(const JobProfile& p, uint64_t i);
+// Share `part` of `total` split into `parts` (the first total % parts
+// shares get one byte more), as the emulator splits buckets and conns.
+uint64_t SplitShare(uint64_t total, uint32_t parts, uint32_t part);
+
 struct ProfileSet {
-  double ref_mbps = 200;  // link rate the profiles' bytes are sized for
   std::map<std::string, JobProfile> profiles;
   const JobProfile& Get(const std::string& name) const;  // throws ProfileError
 };
@@ -47,13 +49,13 @@ struct ProfileError : std::runtime_error {
 };
 
 ProfileSet ParseProfiles(const std::string& text, const std::string& origin);
-ProfileSet LoadProfiles(const std::string& path);
+// Several files: later ones may add profiles, never redefine one.
+ProfileSet LoadProfiles(const std::vector<std::string>& paths);
 
-// "--profile-mix resnet50:2,bert" -> {resnet50, resnet50, bert}; every name
-// must exist in `set`.
+// "--profile-mix vgg16:2,gpt2" -> {vgg16, vgg16, gpt2}; every name must exist.
 std::vector<JobProfile> ParseMix(const std::string& mix, const ProfileSet& set);
 
-// "2.5M" -> 2500000; throws std::invalid_argument on junk or negatives.
+// "2.5M" -> 2500000 (decimal suffixes k M G); throws std::invalid_argument.
 uint64_t ParseBytes(const std::string& s);
 
 }  // namespace mltcp_sim

@@ -174,43 +174,35 @@ void TrainingJob::Start() {
   Simulator::Schedule(Seconds(cfg_.start_offset_s), &TrainingJob::BeginIteration, this);
 }
 
-uint64_t TrainingJob::BytesThisIteration() {
-  const auto& p = cfg_.profile;
-  if (p.bytes_var <= 0)
-    return p.bytes;
-  const double f = 1.0 + p.bytes_var * (2.0 * rng_->GetValue() - 1.0);
-  return std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(p.bytes) * f));
-}
-
+// profiles/README.md, "Iteration semantics": compute, then communicate; an
+// async (Dorylus-like) job starts computing iteration i+1 when the
+// communication of iteration i starts, so its next communication may follow
+// the previous one without an idle gap.
 void TrainingJob::BeginIteration() {
   cur_ = IterationRecord();
   cur_.job = cfg_.id;
   cur_.iter = static_cast<uint32_t>(records_.size());
   cur_.start_s = Simulator::Now().GetSeconds();
   comm_done_ = false;
-  compute_done_ = false;
-  const Time compute = MicroSeconds(static_cast<int64_t>(cfg_.profile.compute_ms * 1000.0));
-  if (cfg_.profile.async) {
-    // Dorylus-like: communication overlaps this iteration's compute.
-    Simulator::Schedule(compute, [this] {
-      compute_done_ = true;
-      MaybeEndIteration();
-    });
-    BeginComm();
-  } else {
-    compute_done_ = true;
-    Simulator::Schedule(compute, &TrainingJob::BeginComm, this);
-  }
+  double compute_s = cfg_.profile.compute_ms * 1e-3;
+  if (cfg_.compute_jitter > 0)
+    compute_s *= 1.0 + cfg_.compute_jitter * (2.0 * rng_->GetValue() - 1.0);
+  double until_s = cur_.start_s + compute_s;
+  if (cfg_.profile.async && last_comm_start_s_ >= 0)
+    until_s = std::max(cur_.start_s, last_comm_start_s_ + compute_s);
+  Simulator::Schedule(Seconds(until_s - cur_.start_s), &TrainingJob::BeginComm, this);
 }
 
 void TrainingJob::BeginComm() {
   cur_.comm_start_s = Simulator::Now().GetSeconds();
-  iter_bytes_ = BytesThisIteration();
+  last_comm_start_s_ = cur_.comm_start_s;
+  iter_bytes_ = mltcp_sim::IterationBytes(cfg_.profile, cur_.iter);
   cur_.bytes = iter_bytes_;
   flows_pending_ = static_cast<uint32_t>(flows_.size());
+  const uint32_t conns = std::max<uint32_t>(1, cfg_.profile.conns);
   if (cfg_.hints)
-    for (auto& f : flows_)
-      f->Hint(iter_bytes_);
+    for (size_t i = 0; i < flows_.size(); i++)
+      flows_[i]->Hint(mltcp_sim::SplitShare(iter_bytes_, conns, static_cast<uint32_t>(i % conns)));
   const uint32_t buckets = std::max<uint32_t>(1, cfg_.profile.buckets);
   for (uint32_t k = 0; k < buckets; k++) {
     const Time at = MicroSeconds(static_cast<int64_t>(k * cfg_.profile.bucket_gap_us));
@@ -222,11 +214,12 @@ void TrainingJob::BeginComm() {
 }
 
 void TrainingJob::ReleaseBucket(uint32_t k) {
+  // Buckets first, then each bucket across the connections (README.md).
   const uint32_t buckets = std::max<uint32_t>(1, cfg_.profile.buckets);
-  const uint64_t share = iter_bytes_ / buckets;
-  const uint64_t n = k + 1 == buckets ? iter_bytes_ - share * (buckets - 1) : share;
-  for (auto& f : flows_)
-    f->Send(n);
+  const uint32_t conns = std::max<uint32_t>(1, cfg_.profile.conns);
+  const uint64_t bucket = mltcp_sim::SplitShare(iter_bytes_, buckets, k);
+  for (size_t i = 0; i < flows_.size(); i++)
+    flows_[i]->Send(mltcp_sim::SplitShare(bucket, conns, static_cast<uint32_t>(i % conns)));
 }
 
 void TrainingJob::FlowComplete() {
@@ -248,7 +241,7 @@ void TrainingJob::FlowComplete() {
 }
 
 void TrainingJob::MaybeEndIteration() {
-  if (!comm_done_ || !compute_done_)
+  if (!comm_done_)
     return;
   cur_.end_s = Simulator::Now().GetSeconds();
   records_.push_back(cur_);

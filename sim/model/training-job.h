@@ -5,8 +5,9 @@
 // phase in which each of the job's flows delivers its bytes; the phase ends
 // when every receiver holds all of them (as an all-reduce completes).
 // Buckets release the bytes in pieces with gaps (PyTorch DDP); a TAG-like
-// job varies its bytes per iteration; a Dorylus-like (async) job overlaps
-// compute and communication, so its flows never go idle between iterations.
+// job varies its bytes per iteration (bytes_cycle); a Dorylus-like (async)
+// job computes iteration i+1 while iteration i communicates, so its flows
+// need not go idle between iterations.  Semantics: profiles/README.md.
 //
 // A flow is either TCP (any ns-3 congestion ops; MLTCP ones get hints in
 // hint mode) or RoCE-like with DCQCN (mltcp-dcqcn.h).
@@ -100,10 +101,12 @@ Ptr<TcpCongestionOps> MakeCongestionOps(CcKind cc, const mltcp_params& p);
 struct JobConfig {
   uint32_t id = 0;
   mltcp_sim::JobProfile profile;  // bytes already scaled to the link
+  // flows[f] carries connection f % profile.conns of its worker.
   uint32_t iterations = 10;
   double start_offset_s = 0;
   bool hints = false;
   uint32_t seed = 1;
+  double compute_jitter = 0;  // compute time uniform in (1 +- jitter)
 };
 
 class TrainingJob : public Object {
@@ -123,7 +126,6 @@ class TrainingJob : public Object {
   void ReleaseBucket(uint32_t k);
   void FlowComplete();
   void MaybeEndIteration();
-  uint64_t BytesThisIteration();
 
   JobConfig cfg_;
   std::vector<Ptr<JobFlow>> flows_;
@@ -131,9 +133,9 @@ class TrainingJob : public Object {
   IterationRecord cur_;
   Ptr<UniformRandomVariable> rng_;
   uint64_t iter_bytes_ = 0;
+  double last_comm_start_s_ = -1;  // async: the previous communication start
   uint32_t flows_pending_ = 0;
   bool comm_done_ = false;
-  bool compute_done_ = false;
   bool running_ = false;
 };
 

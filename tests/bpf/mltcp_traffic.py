@@ -7,7 +7,8 @@
           (cc = the accepted socket's TCP_CONGESTION) as JSON to FILE/stdout.
   client  --host H --port P [--cc NAME] then one of
           --probe                       connect, report cc, close
-          --bulk BYTES                  send random bytes, sample cwnd and stats
+          --bulk BYTES [--hint-bytes B] send random bytes, sample cwnd and stats
+                                        (optionally after hinting an iteration)
           --iterations K --bytes N --gap-ms G [--hint]
                                         emulated training: compute gap, then N
                                         bytes (waiting until all are acked), K
@@ -113,7 +114,22 @@ def connect(args):
     raise RuntimeError("cannot connect to %s:%d" % (args.host, args.port))
 
 
+SO_SNDBUFFORCE = getattr(socket, "SO_SNDBUFFORCE", 32)
+BULK_SNDBUF = 8 << 20
+
+
 def client_bulk(s, args, res):
+    # A big send buffer: a stall of this (busy, shared) machine's scheduler
+    # must not drain the flow idle, or it would be an idle gap like an
+    # iteration boundary.  SO_SNDBUFFORCE needs root; else plain SO_SNDBUF.
+    try:
+        s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, BULK_SNDBUF)
+    except PermissionError:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, BULK_SNDBUF)
+    if args.hint_bytes:
+        sys.path.insert(0, args.pydir)
+        import mltcp  # noqa: E402  (the binding under test)
+        mltcp.hint(s, args.hint_bytes)
     payload = os.urandom(CHUNK)
     h = hashlib.sha256()
     samples, stats = [], []
@@ -132,6 +148,7 @@ def client_bulk(s, args, res):
     t.start()
     port = s.getsockname()[1]
     last_stats = 0.0
+    t0 = time.monotonic()
     while not done.is_set():
         samples.append(snd_cwnd(s))
         if time.monotonic() - last_stats > 0.2:
@@ -145,7 +162,8 @@ def client_bulk(s, args, res):
     st = flow_stats(port)
     if st:
         stats.append(st)
-    res.update(sent=args.bulk, sha256=h.hexdigest(), cwnd=samples, stats=stats)
+    res.update(sent=args.bulk, sha256=h.hexdigest(), cwnd=samples, stats=stats,
+               seconds=time.monotonic() - t0)
 
 
 def client_iterations(s, args, res):
@@ -198,6 +216,8 @@ def main():
     cl.add_argument("--bytes", type=int, default=0)
     cl.add_argument("--gap-ms", type=float, default=20.0)
     cl.add_argument("--hint", action="store_true")
+    cl.add_argument("--hint-bytes", type=int, default=0,
+                    help="bulk: hint one iteration of this many bytes first")
     cl.add_argument("--hold", type=float, default=0.0, help="seconds to keep the socket open")
     cl.add_argument("--pydir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                     "..", "..", "bpf", "python"))

@@ -72,7 +72,7 @@ TEST(Profile, ErrorsNameLineAndField)
 			  .find("t.prof:2: profile 'a' already defined on line 1"),
 		  std::string::npos);
 	EXPECT_NE(error_of("job a bytes=1M\n").find("t.prof:1: expected 'profile"), std::string::npos);
-	EXPECT_NE(error_of("profile bytes=1M\n").find("not key=value"), std::string::npos);
+	EXPECT_NE(error_of("profile a bytes\n").find("t.prof:1: field 'bytes' is not key=value"), std::string::npos);
 	EXPECT_NE(error_of("profile a bytes=1.5 compute_us=1\n").find("whole number"), std::string::npos);
 	EXPECT_NE(error_of("profile a bytes=100G compute_us=1\n").find("64 GiB"), std::string::npos);
 	EXPECT_NE(error_of("profile a bytes=3 compute_us=1 buckets=2 conns=2\n").find("smaller than buckets x conns"),

@@ -272,47 +272,113 @@ TEST(DcqcnFlow, CutAndRecoverAsHandComputed) {
   const uint32_t cnps = flow->cnps_received();
   ASSERT_EQ(cnps, 2u);
 
-  // Hand computation (DCQCN paper, g = 1/256, F = 5 fast-recovery stages,
-  // 55 us timers; byte counter 2.5 MB is not reached in this window).
+  // Hand computation (DCQCN paper, g = 1/256, F = 5, 55 us timers; the
+  // 2.5 MB byte counter is not reached here).  alpha starts at 1 and decays
+  // once per 55 us period without CNP; the sender applies elapsed periods
+  // at each packet (every 7.2 us at 10 Gbit/s), so at the first CNP 18
+  // periods have passed.  At a CNP R_T <- R_C, so afterwards every rate
+  // timer expiry halves the distance to R_T = line rate (fast recovery for
+  // 5 stages; the additive steps after that are capped by the line rate).
   const double line = 10e9, g = 1.0 / 256;
-  double alpha = 1.0;                        // initial alpha
-  alpha = (1 - g) * alpha + g;               // CNP 1: alpha stays 1
-  double rt = line, rc = line * (1 - alpha / 2);  // 5 Gbit/s
-  std::vector<double> expect;
-  expect.push_back(rc);  // 30 us after the cut: no timer yet
-  for (int k = 1; k < 8; k++) {
-    rc = (rt + rc) / 2;  // fast recovery (stages 1..5), then AI (R_AI = 10 Mbit/s)
-    if (k > 5) {
-      rt += 40e6 / 4;
-      rc = (rt + (rc * 2 - rt)) / 2;  // undo and redo with the raised target
-    }
-    expect.push_back(rc);
+  double alpha = std::pow(1 - g, 18);
+  alpha = (1 - g) * alpha + g;
+  const double rc0 = line * (1 - alpha / 2);
+  for (int k = 0; k < 8; k++) {
+    const double expect = line - (line - rc0) / std::pow(2, k);
+    EXPECT_NEAR(samples[k].second, expect, expect * 1e-4) << "sample " << k;
   }
-  for (int k = 0; k < 8; k++)
-    EXPECT_NEAR(samples[k].second, expect[k], expect[k] * 1e-3) << "sample " << k;
-  // CNP 2, 1000 us after CNP 1: alpha decayed over 18 alpha periods first.
+  // CNP 2, 1000 us later: alpha decayed over 18 more periods, then the cut.
   alpha = alpha * std::pow(1 - g, 18);
   alpha = (1 - g) * alpha + g;
-  const double before = samples.size() > 8 ? 0 : 0;
-  (void)before;
-  EXPECT_LT(samples[8].second, samples[7].second);
-  EXPECT_GT(samples[8].second, samples[7].second * (1 - 0.5));
+  const double before = line - (line - rc0) / std::pow(2, 18);
+  const double after = before * (1 - alpha / 2);
+  EXPECT_NEAR(samples[8].second, after, after * 1e-4);
 }
 
 // ---------------------------------------------------------------------------
-TEST(Profiles, ParseAndMix) {
+// The job model's timing rules (profiles/README.md) with a flow that delivers
+// at a fixed rate: 1 byte per microsecond.
+class FakeFlow : public JobFlow {
+ public:
+  void Send(uint64_t bytes) override {
+    queued_ += bytes;
+    complete_ = false;
+    sends.emplace_back(Simulator::Now().GetMicroSeconds(), bytes);
+    const uint64_t start = std::max<uint64_t>(busy_until_, Simulator::Now().GetMicroSeconds());
+    busy_until_ = start + bytes;
+    Simulator::Schedule(MicroSeconds(busy_until_) - Simulator::Now(),
+                        [this, bytes] { Received(bytes); });
+  }
+  void Hint(uint64_t) override {}
+  std::vector<std::pair<int64_t, uint64_t>> sends;
+
+ private:
+  uint64_t busy_until_ = 0;
+};
+
+std::vector<IterationRecord> RunJob(mltcp_sim::JobProfile p, uint32_t iterations,
+                                    Ptr<FakeFlow> flow) {
+  JobConfig c;
+  c.profile = p;
+  c.iterations = iterations;
+  auto job = CreateObject<TrainingJob>();
+  job->Configure(c, {flow});
+  job->Start();
+  Simulator::Run();
+  auto r = job->records();
+  Simulator::Destroy();
+  return r;
+}
+
+TEST(TrainingJob, SyncAsyncAndBuckets) {
+  mltcp_sim::JobProfile p;
+  p.compute_ms = 10;
+  p.bytes = 15000;  // 15 ms of communication
+  auto sync = RunJob(p, 3, Create<FakeFlow>());
+  ASSERT_EQ(sync.size(), 3u);
+  EXPECT_NEAR(sync[1].comm_start_s - sync[0].end_s, 0.010, 1e-9);  // compute after comm
+  EXPECT_NEAR(sync[1].end_s - sync[1].start_s, 0.025, 1e-9);
+
+  p.async = true;  // compute of i+1 runs during comm of i: no idle gap
+  auto async = RunJob(p, 3, Create<FakeFlow>());
+  EXPECT_NEAR(async[1].comm_start_s, async[0].comm_end_s, 1e-9);
+  EXPECT_NEAR(async[2].end_s - async[2].start_s, 0.015, 1e-9);
+
+  p.async = false;
+  p.buckets = 4;
+  p.bucket_gap_us = 1000;
+  p.bytes_cycle = {1.0, 0.5};
+  p.bytes = 4002;
+  auto flow = Create<FakeFlow>();
+  auto b = RunJob(p, 2, flow);
+  ASSERT_EQ(flow->sends.size(), 8u);
+  EXPECT_EQ(flow->sends[0].second, 1001u);  // 4002 in 4: 1001, 1001, 1000, 1000
+  EXPECT_EQ(flow->sends[3].second, 1000u);
+  EXPECT_EQ(flow->sends[3].first - flow->sends[0].first, 3000);
+  EXPECT_EQ(b[1].bytes, 2001u);  // second iteration: x 0.5
+  // The flow is busy 1001 us per bucket from t = 0, so it ends at 4002 us.
+  EXPECT_NEAR(b[0].comm_end_s - b[0].comm_start_s, 0.004002, 1e-9);
+}
+
+// ---------------------------------------------------------------------------
+TEST(Profiles, SharedFormatAndMix) {
   const auto set = mltcp_sim::ParseProfiles(
-      "ref_mbps 100\n# c\na compute_ms=10 bytes=2.5M\nb compute_ms=5 bytes=1k buckets=4 "
-      "bucket_gap_us=100 bytes_var=0.2\nc bytes=1G async=1 workers=8\n",
+      "# c\nprofile a compute_us=10000 bytes=2.5M\n"
+      "profile b compute_us=5000 bytes=1k buckets=4 bucket_gap_us=100 bytes_cycle=1,0.5\n"
+      "profile c bytes=1G compute_us=0 async=1 conns=4\nprofile d bulk=1\n",
       "t");
-  EXPECT_EQ(set.ref_mbps, 100);
   EXPECT_EQ(set.Get("a").bytes, 2500000u);
+  EXPECT_DOUBLE_EQ(set.Get("a").compute_ms, 10.0);
   EXPECT_EQ(set.Get("b").buckets, 4u);
+  EXPECT_EQ(mltcp_sim::IterationBytes(set.Get("b"), 3), 500u);
   EXPECT_TRUE(set.Get("c").async);
+  EXPECT_EQ(set.Get("c").conns, 4u);
+  EXPECT_TRUE(set.Get("d").bulk);
   const auto mix = mltcp_sim::ParseMix("a:2,c", set);
   ASSERT_EQ(mix.size(), 3u);
   EXPECT_EQ(mix[1].name, "a");
-  EXPECT_EQ(mix[2].workers, 8u);
+  EXPECT_EQ(mltcp_sim::SplitShare(10, 4, 0), 3u);
+  EXPECT_EQ(mltcp_sim::SplitShare(10, 4, 3), 2u);
 }
 
 void ExpectProfileError(const std::string& text, const std::string& needle) {
@@ -325,16 +391,17 @@ void ExpectProfileError(const std::string& text, const std::string& needle) {
 }
 
 TEST(Profiles, BadInputNamesLineAndField) {
-  ExpectProfileError("a compute_ms=1 bytes=1M\nb compute_ms=-3 bytes=1M\n", "f:2: profile 'b' field compute_ms");
-  ExpectProfileError("a compute_ms=1 bytes=-1M\n", "field bytes");
-  ExpectProfileError("a compute_ms=1 bytes=1M colour=red\n", "unknown field");
-  ExpectProfileError("a compute_ms=1\n", "bytes is required");
-  ExpectProfileError("a compute_ms=1 bytes=1M\na compute_ms=1 bytes=1M\n", "defined twice");
+  ExpectProfileError("profile a compute_us=1 bytes=1M\nprofile b compute_us=x bytes=1M\n",
+                     "f:2:");
+  ExpectProfileError("profile a compute_us=1 bytes=-1M\n", "bytes");
+  ExpectProfileError("profile a compute_us=1 bytes=1M colour=red\n", "unknown field");
+  ExpectProfileError("profile a compute_us=1\n", "bytes");
   ExpectProfileError("# nothing\n", "no profiles");
-  const auto set = mltcp_sim::ParseProfiles("a compute_ms=1 bytes=1M\n", "f");
+  const auto set = mltcp_sim::ParseProfiles("profile a compute_us=1 bytes=1M\n", "f");
   EXPECT_THROW(mltcp_sim::ParseMix("zzz", set), mltcp_sim::ProfileError);
   EXPECT_THROW(mltcp_sim::ParseMix("a:0", set), mltcp_sim::ProfileError);
-  EXPECT_THROW(mltcp_sim::LoadProfiles("/nonexistent/profiles.txt"), mltcp_sim::ProfileError);
+  EXPECT_THROW(mltcp_sim::LoadProfiles({"/nonexistent/profiles.txt"}), mltcp_sim::ProfileError);
+  EXPECT_THROW(mltcp_sim::ParseBytes("-3"), std::invalid_argument);
 }
 
 }  // namespace

@@ -17,7 +17,10 @@
 #   --ko FILE.ko         add an out-of-tree module (lib/modules/<abi>/extra);
 #                        repeatable; depmod runs on the initramfs
 #   --modules "A B ..."  modules of the Debian kernel to include, with their
-#                        dependencies (default: the set the MLTCP tests need)
+#                        dependencies (default: veth bridge sch_netem sch_tbf
+#                        sch_htb sch_ingress inet_diag tcp_diag)
+#   --extra-modules "A B ..."  more Debian modules on top of --modules
+#                        (e.g. "rdma_rxe crc32_generic sch_red" for soft-RoCE)
 #   --timeout SEC        hard limit for the whole VM run (default 170)
 #   --mem MB             guest memory (default 1024)
 #   --cpus N             guest vCPUs (default 2)
@@ -30,7 +33,9 @@
 # GUEST_SCRIPT (copied to /mltcp/) with busybox sh, in order, with
 # /mltcp/lib.sh available.  Scripts print result lines
 #     MLTCP-VM-RESULT name=<test> status=pass|fail|skip [key=value ...]
-# and the init ends the section with "MLTCP-VM-DONE".  The run fails when a
+# and the init ends the section with "MLTCP-VM-DONE".  Debian's busybox sh
+# runs its own applets before PATH: lib.sh defines ip/tc/ss functions that
+# call the real iproute2 in /usr/sbin; use absolute paths for other tools.  The run fails when a
 # result is "fail", when MLTCP-VM-DONE is missing (guest hung or died: the
 # hard timeout kills qemu), when the console shows a panic, oops, BUG or
 # WARNING, or when an --expect'ed test did not pass.
@@ -60,6 +65,7 @@ while [[ $# -gt 0 ]]; do
 	--add) adds+=("$2"); shift 2 ;;
 	--ko) kos+=("$2"); shift 2 ;;
 	--modules) modules=$2; shift 2 ;;
+	--extra-modules) modules="$modules $2"; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
@@ -71,6 +77,9 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 [[ ${#scripts[@]} -gt 0 ]] || die "no guest script given (see --help)"
+for s in "${scripts[@]}"; do
+	[[ -f $s ]] || die "guest script $s: no such file"
+done
 [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || die "--name must be [A-Za-z0-9_.-]+"
 for t in qemu-system-x86_64 busybox cpio depmod modprobe; do
 	command -v "$t" >/dev/null || die "$t not found (run: make deps)"
@@ -159,8 +168,8 @@ timeout --foreground -k 5 "$timeout" \
 	-m "$mem" -smp "$cpus" -cpu max \
 	-kernel "$ktree/boot/vmlinuz-$abi" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 quiet $append" \
-	</dev/null 2>&1 | tr -d '\r' | tee "$log" | grep --line-buffered -E \
-	'^(MLTCP-VM-|# )|Kernel panic|Oops|BUG:|WARNING:|Call Trace|MLTCP-VM-DONE'
+	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" | grep --line-buffered -E \
+	'^(MLTCP-VM-|# |RESULT )|Kernel panic|Oops|BUG:|WARNING:|Call Trace|MLTCP-VM-DONE'
 rc=${PIPESTATUS[0]}
 set -e
 elapsed=$(($(date +%s) - start))

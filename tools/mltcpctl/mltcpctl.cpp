@@ -494,12 +494,12 @@ int cmd_load(const std::vector<std::string> &args)
 	if (loaded())
 		fail(kRuntime, "MLTCP is already loaded (see 'mltcpctl status'): run 'mltcpctl unload' "
 		     "first to reload");
+	if (path_exists(MLTCP_PIN_DIR))
+		teardown();	// leftovers of a crashed load (no config pin = not loaded)
 	for (const auto &v : kVariants)
 		if (cc_available(v.cc))
 			fail(kRuntime, "a congestion control named '%s' is already registered by "
 			     "something else (the tcp_mltcp kernel module?): remove it first", v.cc);
-	if (path_exists(MLTCP_PIN_DIR))
-		remove_pins();	// leftovers of a crashed run: no config pin = not loaded
 
 	// Prefer struct_ops links (kernel >= 6.4); older kernels reject BPF_F_LINK.
 	// MLTCP_FORCE_PLAIN=1 exercises the pre-6.4 path on a newer kernel (tests).

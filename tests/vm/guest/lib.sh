@@ -40,10 +40,15 @@ kv() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 # cwnd-limited): tbf at NET_RATE on the data direction, netem delay NET_DELAY
 # on the ack direction.  Offloads off on every veth end so packets are MSS
 # sized, as on a real path.
-NET_RATE=${NET_RATE:-50mbit}
+# 10 Mbit/s stays well below what TCG moves even on a busy host, so the tbf
+# (not the emulated CPU) is the bottleneck and its short queue makes losses.
+NET_RATE=${NET_RATE:-10mbit}
 NET_BURST=${NET_BURST:-16kb}
-NET_LIMIT=${NET_LIMIT:-48kb}
+NET_LIMIT=${NET_LIMIT:-16kb}
 NET_DELAY=${NET_DELAY:-2ms}
+# Random loss on the data path (e.g. 1%), for tests that must see backoffs
+# even when the emulated CPU, not the tbf, limits the rate; empty: none.
+NET_LOSS=${NET_LOSS:-}
 VMTOOL=/mltcp/mltcp_vmtool
 A="ip netns exec mltcp-a"
 B="ip netns exec mltcp-b"
@@ -82,9 +87,17 @@ net_up() {
 		ip -n "mltcp-$x" link set "${x}0" up
 		net_offloads_off "mltcp-$x" "${x}0"
 		ip netns exec "mltcp-$x" sysctl -q -w net.ipv4.tcp_no_metrics_save=1
+		# Large receive buffers: the receiver window must not be the limit.
+		ip netns exec "mltcp-$x" sysctl -q -w net.ipv4.tcp_rmem="4096 1048576 6291456"
 	done
-	tc -n mltcp-br qdisc add dev b1 root tbf rate "$NET_RATE" burst "$NET_BURST" \
-		limit "$NET_LIMIT" || return 1
+	if [ -n "$NET_LOSS" ]; then
+		tc -n mltcp-br qdisc add dev b1 root handle 1: netem loss "$NET_LOSS" &&
+		tc -n mltcp-br qdisc add dev b1 parent 1:1 handle 10: tbf rate "$NET_RATE" \
+			burst "$NET_BURST" limit "$NET_LIMIT" || return 1
+	else
+		tc -n mltcp-br qdisc add dev b1 root tbf rate "$NET_RATE" burst "$NET_BURST" \
+			limit "$NET_LIMIT" || return 1
+	fi
 	tc -n mltcp-br qdisc add dev a1 root netem delay "$NET_DELAY" || return 1
 	$A ping -c 1 -W 5 10.77.0.2 >/dev/null
 }
@@ -100,7 +113,7 @@ transfer() {
 		grep -q listening "$srv" 2>/dev/null && break
 		sleep 0.1
 	done
-	$A "$VMTOOL" client --host 10.77.0.2 --port "$port" "$@"
+	$A "$VMTOOL" client --host 10.77.0.2 --port "$port" "$@" | grep -v '^CLIENT-HOLDING'
 	wait "$pid"
 	grep '^SERVER bytes' "$srv"
 }

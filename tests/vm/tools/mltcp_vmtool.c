@@ -10,7 +10,9 @@
  *       [--iters N --gap-ms G] [--trace FILE] [--hold-ms H]
  *       send N iterations of B bytes (a deterministic pattern), waiting for
  *       all bytes to be acked and G ms between iterations; with --trace,
- *       sample TCP_INFO (cwnd, ssthresh) during the transfer; print one
+ *       sample TCP_INFO (cwnd, ssthresh) during the transfer; with
+ *       --hold-ms, keep the connection open that long once all data is acked
+ *       (prints "CLIENT-HOLDING" first); print one
  *       "CLIENT ..." line with bytes, checksum, throughput, the congestion
  *       control in use (getsockopt TCP_CONGESTION), the Reno/CUBIC backoff
  *       summary, and the module's per-flow state (getsockopt TCP_CC_INFO).
@@ -23,6 +25,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,15 +126,94 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Samples TCP_INFO every SAMPLE_US while the transfer runs, on its own thread
+ * so that blocked writes do not hide loss recovery.  Entering Recovery or
+ * Loss is one multiplicative decrease: ssthresh over the peak cwnd since the
+ * previous one is the backoff factor (Reno 1/2, CUBIC 717/1024).  The first
+ * one ends slow start, whose peak is inflated, and is not counted.
+ */
+#define SAMPLE_US	1000
+
+struct sampler {
+	int fd, stop;
+	double t0, cwnd_sum;
+	unsigned long samples;
+	FILE *trace;
+	struct backoff_stats bo;
+	unsigned int reno_votes, cubic_votes, other_votes;
+};
+
+/*
+ * Which multiplicative decrease produced this ssthresh from the cwnd of the
+ * last sample before the loss: tcp_reno_ssthresh() = max(cwnd / 2, 2) or
+ * CUBIC's max(cwnd * 717 / 1024, 2).  Exact integer formulas, so small
+ * windows are classified correctly; windows where both agree do not vote.
+ */
+#define CUBIC_BETA		717
+#define CUBIC_BETA_SCALE	1024
+
+static void classify_backoff(struct sampler *s, unsigned int cwnd,
+			     unsigned int ssthresh)
+{
+	unsigned int reno = cwnd / 2 > 2 ? cwnd / 2 : 2;
+	unsigned int cubic = cwnd * CUBIC_BETA / CUBIC_BETA_SCALE;
+
+	if (cubic < 2)
+		cubic = 2;
+	if (!cwnd || reno == cubic)
+		return;
+	if (ssthresh == reno)
+		s->reno_votes++;
+	else if (ssthresh == cubic)
+		s->cubic_votes++;
+	else
+		s->other_votes++;
+}
+
+static void *sampler_main(void *arg)
+{
+	struct sampler *s = arg;
+	unsigned int max_cwnd = 0, last_ca_state = TCP_CA_Open, last_cwnd = 0;
+	int seen_loss = 0;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
+
+		if (getsockopt(s->fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+			die("getsockopt(TCP_INFO)");
+		fprintf(s->trace, "%.1f %u %u %u\n", now_ms() - s->t0,
+			ti.tcpi_snd_cwnd, ti.tcpi_snd_ssthresh, ti.tcpi_ca_state);
+		if (ti.tcpi_ca_state >= TCP_CA_Recovery &&
+		    last_ca_state < TCP_CA_Recovery) {
+			if (seen_loss && max_cwnd && s->bo.n < MAX_BACKOFFS)
+				s->bo.ratio[s->bo.n++] =
+					(double)ti.tcpi_snd_ssthresh / max_cwnd;
+			classify_backoff(s, last_cwnd, ti.tcpi_snd_ssthresh);
+			seen_loss = 1;
+			max_cwnd = 0;
+		}
+		last_ca_state = ti.tcpi_ca_state;
+		last_cwnd = ti.tcpi_snd_cwnd;
+		if (ti.tcpi_snd_cwnd > max_cwnd)
+			max_cwnd = ti.tcpi_snd_cwnd;
+		s->cwnd_sum += ti.tcpi_snd_cwnd;
+		s->samples++;
+		usleep(SAMPLE_US);
+	}
+	return NULL;
+}
+
 static int run_client(const char *host, int port, uint64_t bytes, const char *cc,
 		      int iters, int gap_ms, const char *trace_path, int hold_ms)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
 	static unsigned char buf[CHUNK_BYTES];
-	static struct backoff_stats bo;
 	uint64_t sent = 0, h = FNV_OFFSET;
-	unsigned int max_cwnd = 0, last_ssthresh = 0, cwnd_samples = 0;
-	double cwnd_sum = 0, t0, t_end, last_sample = -1e9;
+	static struct sampler smp;
+	pthread_t sampler_thread;
+	double t0, t_end;
 	char used_cc[32] = "";
 	socklen_t len;
 	FILE *trace = NULL;
@@ -152,6 +234,13 @@ static int run_client(const char *host, int port, uint64_t bytes, const char *cc
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)))
 		die("connect");
 	t0 = now_ms();
+	if (trace) {
+		smp.fd = fd;
+		smp.t0 = t0;
+		smp.trace = trace;
+		if (pthread_create(&sampler_thread, NULL, sampler_main, &smp))
+			die("pthread_create");
+	}
 	for (int it = 0; it < iters; it++) {
 		uint64_t end = sent + bytes;
 
@@ -166,32 +255,6 @@ static int run_client(const char *host, int port, uint64_t bytes, const char *cc
 				die("write");
 			h = fnv(h, buf, w);
 			sent += w;
-			if (trace && now_ms() - last_sample >= 2) {
-				struct tcp_info ti;
-
-				len = sizeof(ti);
-				if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
-					die("getsockopt(TCP_INFO)");
-				last_sample = now_ms();
-				fprintf(trace, "%.1f %u %u\n", last_sample - t0,
-					ti.tcpi_snd_cwnd, ti.tcpi_snd_ssthresh);
-				/* A new, finite ssthresh after congestion avoidance
-				 * had started is one multiplicative decrease. */
-				if (ti.tcpi_snd_ssthresh != last_ssthresh &&
-				    ti.tcpi_snd_ssthresh < 0x7fffffff && last_ssthresh &&
-				    last_ssthresh < 0x7fffffff && max_cwnd &&
-				    bo.n < MAX_BACKOFFS) {
-					bo.ratio[bo.n++] = (double)ti.tcpi_snd_ssthresh / max_cwnd;
-					max_cwnd = 0;
-				}
-				if (ti.tcpi_snd_ssthresh != last_ssthresh && !last_ssthresh)
-					max_cwnd = 0;
-				last_ssthresh = ti.tcpi_snd_ssthresh;
-				if (ti.tcpi_snd_cwnd > max_cwnd)
-					max_cwnd = ti.tcpi_snd_cwnd;
-				cwnd_sum += ti.tcpi_snd_cwnd;
-				cwnd_samples++;
-			}
 		}
 		if (it + 1 < iters) {
 			/* Compute phase: wait for every byte to be acked, then idle. */
@@ -205,6 +268,21 @@ static int run_client(const char *host, int port, uint64_t bytes, const char *cc
 			} while (outq);
 			usleep(gap_ms * 1000);
 		}
+	}
+	if (hold_ms > 0) {
+		/* Keep the connection established (all data acked) so that its
+		 * state can be inspected from outside, e.g. debugfs or rmmod. */
+		int outq;
+
+		do {
+			if (ioctl(fd, SIOCOUTQ, &outq))
+				die("ioctl(SIOCOUTQ)");
+			if (outq)
+				usleep(200);
+		} while (outq);
+		printf("CLIENT-HOLDING ms=%d\n", hold_ms);
+		fflush(stdout);
+		usleep(hold_ms * 1000);
 	}
 	if (shutdown(fd, SHUT_WR))
 		die("shutdown");
@@ -222,14 +300,19 @@ static int run_client(const char *host, int port, uint64_t bytes, const char *cc
 	       (unsigned long long)sent, (unsigned long long)h, t_end - t0,
 	       sent * 8.0 / ((t_end - t0) * 1e3), used_cc);
 	if (trace) {
+		struct backoff_stats *bo = &smp.bo;
 		double median = 0;
 
-		if (bo.n) {
-			qsort(bo.ratio, bo.n, sizeof(bo.ratio[0]), cmp_double);
-			median = bo.ratio[bo.n / 2];
+		__atomic_store_n(&smp.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(sampler_thread, NULL);
+		if (bo->n) {
+			qsort(bo->ratio, bo->n, sizeof(bo->ratio[0]), cmp_double);
+			median = bo->ratio[bo->n / 2];
 		}
-		printf(" backoffs=%u backoff_median=%.3f cwnd_mean=%.1f",
-		       bo.n, median, cwnd_samples ? cwnd_sum / cwnd_samples : 0);
+		printf(" backoffs=%u backoff_median=%.3f backoff_reno=%u backoff_cubic=%u"
+		       " backoff_other=%u cwnd_mean=%.1f",
+		       bo->n, median, smp.reno_votes, smp.cubic_votes, smp.other_votes,
+		       smp.samples ? smp.cwnd_sum / smp.samples : 0);
 		fclose(trace);
 	}
 	if (!strncmp(used_cc, "mltcp", 5)) {
@@ -251,8 +334,6 @@ static int run_client(const char *host, int port, uint64_t bytes, const char *cc
 	}
 	printf("\n");
 	fflush(stdout);
-	if (hold_ms > 0)
-		usleep(hold_ms * 1000);
 	close(fd);
 	return 0;
 }

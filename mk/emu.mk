@@ -1,0 +1,41 @@
+# Emulator, testbed, interleaving benchmark and demo (issue 5).
+#
+#   make check-emu          emulator unit tests, loopback end-to-end and bad
+#                           input, testbed up/down (ctest label emu; ~10 s)
+#   make bench-interleave   mixes x congestion controls x repetitions on the
+#                           namespace testbed (~20 min with the defaults);
+#                           REPS, MIXES, CCS, ITERATIONS, MLTCP_PARAMS
+#                           (e.g. "slope=2048 intercept=256") select the runs
+#   make demo               two identical jobs with cubic, then mltcp, on the
+#                           testbed: before/after table and pictures (~2 min)
+
+DEB_PACKAGES  += iproute2 ethtool iputils-ping util-linux python3 python3-matplotlib
+CHECK_TARGETS += check-emu
+
+EMU_BIN         = $(BUILD)/cmake/tools/emu/mltcp-emu
+MLTCPCTL_BIN    = $(BUILD)/cmake/tools/mltcpctl/mltcpctl
+INTERLEAVE      = /usr/bin/python3 $(ROOT)/tools/bench/interleave.py --emu $(EMU_BIN) \
+                  --mltcpctl $(MLTCPCTL_BIN)
+REPS           ?= 3
+ITERATIONS     ?= 30
+MIXES          ?= two_identical three_mixed four oversub periods buckets tag dorylus bulk
+CCS            ?= reno cubic mltcp mltcp_cubic
+MLTCP_PARAMS   ?=
+BENCH_IL_OUT   ?= $(BUILD)/bench-interleave/$(shell date -u +%Y%m%d-%H%M%S)
+
+.PHONY: check-emu bench-interleave demo
+
+check-emu: cmake-build
+	cd $(BUILD)/cmake && ctest --output-on-failure -L emu
+
+bench-interleave: cmake-build
+	$(INTERLEAVE) --out $(BENCH_IL_OUT) --reps $(REPS) --iterations $(ITERATIONS) \
+	    --mixes "$(MIXES)" --ccs "$(CCS)" $(foreach p,$(MLTCP_PARAMS),--param $(p))
+
+DEMO_CCS       ?= cubic mltcp
+
+demo: deps
+	@$(MAKE) --no-print-directory cmake-build
+	rm -rf $(BUILD)/demo
+	$(INTERLEAVE) --demo --out $(BUILD)/demo --reps 2 --iterations 40 \
+	    --mixes two_identical --ccs "$(DEMO_CCS)"

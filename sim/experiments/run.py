@@ -1,0 +1,401 @@
+#!/usr/bin/python3
+"""run.py - the MLTCP simulation study, regenerated in one command.
+
+  run.py --sim build/cmake/sim/mltcp-sim --docs docs     full study: writes
+      docs/simulation-results.md (tables) and docs/img/sim-*.png (plots)
+  run.py --sim ... --bench                               `make bench-sim`: a
+      smaller subset, printed, ending in RESULT lines
+
+Every figure comes from mltcp-sim runs made here (each run also measures
+every job alone, in the same invocation).  Speedup = mean (or p99) iteration
+time under the base algorithm / the same under its MLTCP variant, per job,
+averaged over jobs, median over seeds.  Uses /usr/bin/python3 + matplotlib.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BASES = [("reno", "mltcp"), ("cubic", "mltcp_cubic"), ("dcqcn", "mltcp_dcqcn")]
+# Link settings per base.  TCP: 1 Gbit/s, profiles at full length
+# (communication phases of 40-100 ms, hundreds of base RTTs).  DCQCN: its
+# control loop (55 us timers, 50 us CNP interval) needs packet times well
+# below them, i.e. >= 10 Gbit/s with 9000-byte frames; --time-scale 0.1
+# keeps the packet count of 1 Gbit/s (phases of 4-10 ms).
+LINK = {"tcp": ["--link-gbps", "1"],
+        "dcqcn": ["--link-gbps", "10", "--time-scale", "0.1"]}
+
+# Mixes (profiles/jobs.prof, sim/sim.prof; all periods ~200 ms at the
+# reference scale).  Communication fraction of each profile alone:
+# resnet18 0.10, resnet50 0.19, gpt2 0.22, bert_large 0.32, tag 0.36,
+# vgg16 0.44, dorylus (async) ~1.
+COMPATIBLE = [("3 jobs", "resnet50,gpt2,bert_large", 0.73, 30),
+              ("4 jobs", "resnet50:2,gpt2:2", 0.82, 30),
+              ("8 jobs", "resnet18:8", 0.79, 50)]
+INCOMPATIBLE = [("3x vgg16", "vgg16:3", 1.31, 30),
+                ("dorylus+vgg16", "dorylus,vgg16", 1.44, 30)]
+VGG16_COMPUTE_S = 0.110  # profiles/jobs.prof vgg16 compute_us
+
+
+class Runner:
+    def __init__(self, sim, workdir, parallel):
+        self.sim, self.workdir, self.parallel = sim, workdir, parallel
+        self.n = 0
+        self.log = []
+
+    def run(self, args):
+        """One mltcp-sim run -> its JSON summary (+ 'csv' path, 'cmd')."""
+        self.n += 1
+        out = os.path.join(self.workdir, "run%04d" % self.n)
+        cmd = [self.sim, "--quiet", "--out", out] + args
+        t0 = time.time()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError("%s failed: %s" % (" ".join(cmd), p.stderr.strip()))
+        with open(out + ".json") as f:
+            js = json.load(f)
+        js["csv"] = out + ".csv"
+        js["cmd"] = "mltcp-sim " + " ".join(args)
+        js["total_wall_s"] = time.time() - t0
+        self.log.append(js["cmd"])
+        return js
+
+    def many(self, arglists):
+        with cf.ThreadPoolExecutor(self.parallel) as ex:
+            return list(ex.map(self.run, arglists))
+
+
+def link_args(cc):
+    return LINK["dcqcn" if "dcqcn" in cc else "tcp"]
+
+
+def mean_job(js, key):
+    return statistics.mean(j[key] for j in js["per_job"])
+
+
+def speedups(r, mixes, seeds, spread_ms="10"):
+    """Per mix and base: median over seeds of base/mltcp mean and p99."""
+    grid = []
+    for name, mix, frac, iters in mixes:
+        for base, ml in BASES:
+            for s in seeds:
+                for cc in (base, ml):
+                    grid.append((name, mix, base, cc, s, iters))
+    results = r.many([["--cc", cc, "--profile-mix", mix, "--iterations", str(it),
+                       "--seed", str(s), "--start-spread-ms", spread_ms] + link_args(cc)
+                      for (_, mix, _, cc, s, it) in grid])
+    by = {}
+    for g, js in zip(grid, results):
+        by[g] = js
+    rows = []
+    for name, mix, frac, iters in mixes:
+        for base, ml in BASES:
+            sm, sp, ib, im, rb, rm = [], [], [], [], [], []
+            for s in seeds:
+                jb, jm = by[(name, mix, base, base, s, iters)], by[(name, mix, base, ml, s, iters)]
+                sm.append(mean_job(jb, "mean_s") / mean_job(jm, "mean_s"))
+                sp.append(mean_job(jb, "p99_s") / mean_job(jm, "p99_s"))
+                ib.append(jb["interleaved_at"])
+                im.append(jm["interleaved_at"])
+                rb.append(jb["mean_ratio"])
+                rm.append(jm["mean_ratio"])
+            rows.append(dict(name=name, mix=mix, frac=frac, base=base, ml=ml,
+                             mean_speedup=statistics.median(sm), p99_speedup=statistics.median(sp),
+                             base_ratio=statistics.median(rb), ml_ratio=statistics.median(rm),
+                             base_inter=ib, ml_inter=im, seeds=len(seeds)))
+    return rows
+
+
+def shift_prediction(slope, intercept, a_t, d0, limit=200):
+    """Iterations for the gap d to exceed 0.9 aT by the shift equation
+    (docs/design.md): shift(d) = s d (aT - d) / (aT i + d s)."""
+    d, k = d0, 0
+    while d < 0.9 * a_t and k < limit:
+        d += slope * d * (a_t - d) / (a_t * intercept + d * slope)
+        k += 1
+    return k if k < limit else None
+
+
+def convergence(r, gap_ms=2.0):
+    """2 identical jobs (vgg16) d0 apart: iterations until interleaved vs
+    slope and intercept, against the shift equation."""
+    grid = [(s, i) for s in (768, 1536, 3072) for i in (256, 512, 1024)]
+    base_args = ["--profile-mix", "vgg16:2", "--iterations", "30", "--start-gap-ms", str(gap_ms),
+                 "--link-gbps", "1"]
+    res = r.many([["--cc", "mltcp", "--slope", str(s), "--intercept", str(i)] + base_args
+                  for s, i in grid])
+    ref = r.many([["--cc", cc] + base_args for cc in ("reno", "cubic", "mltcp_cubic")] +
+                 [["--cc", cc, "--profile-mix", "vgg16:2", "--iterations", "30",
+                   "--start-gap-ms", str(gap_ms / 10)] + LINK["dcqcn"] for cc in ("dcqcn", "mltcp_dcqcn")])
+    rows = []
+    for (s, i), js in zip(grid, res):
+        t_iso = js["per_job"][0]["isolated_mean_s"]
+        a_t = t_iso - VGG16_COMPUTE_S
+        pred = shift_prediction(s / 1024, i / 1024, a_t, gap_ms * 1e-3)
+        rows.append(dict(slope=s, intercept=i, measured=js["interleaved_at"], predicted=pred,
+                         mean_ratio=js["mean_ratio"], csv=js["csv"], cmd=js["cmd"]))
+    return rows, ref
+
+
+def fairness(r, seeds):
+    rows = []
+    for base, ml in BASES[:2]:
+        args = [[("--cc", cc), s] for cc in (base, ml) for s in seeds]
+        res = r.many([["--cc", cc, "--profile-mix", "vgg16", "--bulk", "--iterations", "30",
+                       "--seed", str(s)] + LINK["tcp"] for (_, cc), s in args])
+        for cc in (base, ml):
+            shares = [js["bulk_fair_share"] for ((_, c), _), js in zip(args, res) if c == cc]
+            rows.append(dict(cc=cc, share=statistics.median(shares), shares=shares))
+    return rows
+
+
+def timeline(csv, title, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    jobs = {}
+    with open(csv) as f:
+        next(f)
+        for line in f:
+            j, _, it, st, cs, ce, en, _, _ = line.strip().split(",")
+            jobs.setdefault(int(j), []).append((float(cs), float(ce) - float(cs)))
+    fig, ax = plt.subplots(figsize=(9, 1 + 0.5 * len(jobs)))
+    for j, bars in sorted(jobs.items()):
+        ax.broken_barh(bars, (j - 0.35, 0.7), color="C%d" % (j % 10))
+    ax.set_yticks(sorted(jobs))
+    ax.set_yticklabels(["job %d" % j for j in sorted(jobs)])
+    ax.set_xlabel("simulated time (s): bars are communication phases")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def speedup_plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = sorted({r["name"] for r in rows}, key=lambda n: [x["name"] for x in rows].index(n))
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    w = 0.25
+    for k, (base, ml) in enumerate(BASES):
+        vals = [next(r["mean_speedup"] for r in rows if r["name"] == n and r["base"] == base)
+                for n in names]
+        ax.bar([i + k * w for i in range(len(names))], vals, w, label="%s vs %s" % (ml, base))
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xticks([i + w for i in range(len(names))])
+    ax.set_xticklabels(names)
+    ax.set_ylabel("mean iteration speedup")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def fmt_inter(v):
+    return ",".join("-" if x is None else str(x) for x in v)
+
+
+def scale_run(r, jobs, time_scale, iterations=30):
+    args = ["--cc", "mltcp", "--topology", "leafspine", "--leaves", "8", "--spines", "4",
+            "--jobs", str(jobs), "--profile-mix", "vgg16,gpt2,bert_large,resnet50,resnet18,gpt2_xl",
+            "--link-gbps", "100", "--time-scale", str(time_scale), "--iterations", str(iterations),
+            "--start-spread-ms", "1", "--no-isolated"]
+    return r.run(args)
+
+
+def bench(r):
+    seeds = [1, 2, 3]
+    rows = speedups(r, [COMPATIBLE[0], COMPATIBLE[1]], seeds)
+    conv, ref = convergence_default(r)
+    t0 = time.time()
+    eight = r.run(["--cc", "mltcp", "--profile-mix", "resnet18:8", "--iterations", "50",
+                   "--link-gbps", "10", "--start-spread-ms", "10"])
+    eight_wall = time.time() - t0
+    big = scale_run(r, 64, 0.005, 30)
+    print("%-8s %-12s %-8s %9s %9s %12s %12s" % ("mix", "base", "mltcp", "mean_x", "p99_x",
+                                                 "base_inter", "mltcp_inter"))
+    for x in rows:
+        print("%-8s %-12s %-12s %9.3f %9.3f %12s %12s" % (x["name"], x["base"], x["ml"],
+              x["mean_speedup"], x["p99_speedup"], fmt_inter(x["base_inter"]),
+              fmt_inter(x["ml_inter"])))
+    for x in rows:
+        print("RESULT sim_speedup mix=%s base=%s mean_speedup=%.3f p99_speedup=%.3f "
+              "base_mean_ratio=%.3f mltcp_mean_ratio=%.3f" % (
+                  x["name"].replace(" ", ""), x["base"], x["mean_speedup"], x["p99_speedup"],
+                  x["base_ratio"], x["ml_ratio"]))
+    for js in [conv] + ref:
+        print("RESULT sim_interleave cc=%s mix=vgg16:2 interleaved_at=%s mean_ratio=%.3f" % (
+            js["cc"], "none" if js["interleaved_at"] is None else js["interleaved_at"],
+            js["mean_ratio"]))
+    print("RESULT sim_speed run=8jobs_10G_50it wall_s=%.1f events=%d events_per_s=%.0f "
+          "(mixed run %.1f s + isolated %.1f s; target < 120 s)" % (
+              eight_wall, eight["events"], eight["events_per_s"], eight["wall_s"],
+              eight["isolated_wall_s"]))
+    print("validation against the host testbed: not run here (needs make bench-interleave "
+          "figures for the same profiles; see docs/simulation.md)")
+    print("RESULT sim_speed run=64jobs_leafspine_100G_30it time_scale=0.005 wall_s=%.1f "
+          "events=%d events_per_s=%.0f sim_s=%.3f" % (big["wall_s"], big["events"],
+                                                       big["events_per_s"], big["sim_s"]))
+
+
+def convergence_default(r):
+    args = ["--profile-mix", "vgg16:2", "--iterations", "30", "--start-gap-ms", "2", "--link-gbps", "1"]
+    conv = r.run(["--cc", "mltcp"] + args)
+    ref = r.many([["--cc", cc] + args for cc in ("reno", "cubic", "mltcp_cubic")] +
+                 [["--cc", cc, "--profile-mix", "vgg16:2", "--iterations", "30",
+                   "--start-gap-ms", "0.2"] + LINK["dcqcn"] for cc in ("dcqcn", "mltcp_dcqcn")])
+    return conv, ref
+
+
+def docs(r, docdir, seeds, no_scale=False):
+    img = os.path.join(docdir, "img")
+    os.makedirs(img, exist_ok=True)
+    t_start = time.time()
+    conv, ref = convergence(r)
+    comp = speedups(r, COMPATIBLE, seeds)
+    incomp = speedups(r, INCOMPATIBLE, seeds)
+    fair = fairness(r, seeds)
+    t0 = time.time()
+    eight = r.run(["--cc", "mltcp", "--profile-mix", "resnet18:8", "--iterations", "50",
+                   "--link-gbps", "10", "--start-spread-ms", "10"])
+    eight_wall = time.time() - t0
+    scale = [] if no_scale else [scale_run(r, 64, 0.005), scale_run(r, 128, 0.005)]
+
+    default = next(c for c in conv if c["slope"] == 1536 and c["intercept"] == 256)
+    timeline(default["csv"], "mltcp, 2x vgg16 starting 2 ms apart, 1 Gbit/s",
+             os.path.join(img, "sim-timeline-mltcp.png"))
+    timeline(ref[0]["csv"], "reno, same jobs", os.path.join(img, "sim-timeline-reno.png"))
+    speedup_plot(comp + incomp, os.path.join(img, "sim-speedup.png"))
+
+    L = []
+    L.append("# Simulation results (generated)\n")
+    L.append("Generated by `make sim-experiments` (sim/experiments/run.py) on %s; %d mltcp-sim "
+             "runs, %.0f s wall. Seeds: %s. Do not edit: rerun.\n" % (
+                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), r.n, time.time() - t_start,
+                 ",".join(map(str, seeds))))
+    L.append("## Convergence: 2 identical jobs (vgg16) starting 2 ms apart, 1 Gbit/s, MLTCP-Reno\n")
+    L.append("Predicted: iterations for the start gap d to pass 0.9 aT by the shift equation "
+             "of docs/design.md, with aT = isolated iteration time - compute time.\n")
+    L.append("| slope | intercept | interleaved at (measured) | predicted | mean ratio |")
+    L.append("|---|---|---|---|---|")
+    for c in conv:
+        L.append("| %.2f | %.2f | %s | %s | %.3f |" % (c["slope"] / 1024, c["intercept"] / 1024,
+                 "never" if c["measured"] is None else c["measured"],
+                 "never" if c["predicted"] is None else c["predicted"], c["mean_ratio"]))
+    L.append("\nSame jobs, other algorithms (default slope 1.5, intercept 0.25):\n")
+    L.append("| cc | interleaved at | mean ratio | p99 ratio |")
+    L.append("|---|---|---|---|")
+    for js in ref:
+        L.append("| %s | %s | %.3f | %.3f |" % (js["cc"], "never" if js["interleaved_at"] is None
+                                                else js["interleaved_at"], js["mean_ratio"],
+                                                js["p99_ratio"]))
+    L.append("\n![mltcp timeline](img/sim-timeline-mltcp.png)\n![reno timeline](img/sim-timeline-reno.png)\n")
+    for title, rows in (("Compatible mixes (sum of communication fractions < 1)", comp),
+                        ("Incompatible mixes (sum > 1): MLTCP must do no harm", incomp)):
+        L.append("## %s\n" % title)
+        L.append("Dumbbell; Reno and CUBIC at 1 Gbit/s, DCQCN at 10 Gbit/s with time scale 0.1; "
+                 "starts spread over 10 ms; speedup = base / MLTCP iteration time (median of %d "
+                 "seeds); ratio = iteration time / isolated; interleaved at: per seed, - = never.\n" % len(seeds))
+        L.append("| mix | sum | base | mean speedup | p99 speedup | base mean ratio | MLTCP mean ratio | interleaved at (base; MLTCP) |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for x in rows:
+            L.append("| %s (`%s`) | %.2f | %s | %.3f | %.3f | %.3f | %.3f | %s; %s |" % (
+                x["name"], x["mix"], x["frac"], x["base"], x["mean_speedup"], x["p99_speedup"],
+                x["base_ratio"], x["ml_ratio"], fmt_inter(x["base_inter"]), fmt_inter(x["ml_inter"])))
+        L.append("")
+    L.append("![speedups](img/sim-speedup.png)\n")
+    L.append("## Fairness: one vgg16 job and a long-lived bulk flow\n")
+    L.append("Bulk share = bulk bytes / its max-min fair share (link shared equally with every job "
+             "in its communication phase). Median of seeds.\n")
+    L.append("| cc | bulk share | per seed |")
+    L.append("|---|---|---|")
+    for f in fair:
+        L.append("| %s | %.3f | %s |" % (f["cc"], f["share"], ", ".join("%.3f" % s for s in f["shares"])))
+    L.append("\n## Simulator speed\n")
+    L.append("| run | wall (s) | events | events/s | simulated (s) |")
+    L.append("|---|---|---|---|---|")
+    L.append("| 8 jobs dumbbell 10 Gbit/s 50 iterations (mixed + isolated) | %.1f | %d | %.0f | %.3f |" % (
+        eight_wall, eight["events"], eight["events_per_s"], eight["sim_s"]))
+    for js, n in zip(scale, (64, 128)):
+        L.append("| %d jobs leaf-spine 8x4, 100 Gbit/s, 30 iterations, time scale 0.005 | %.1f | %d | %.0f | %.3f |" % (
+            n, js["wall_s"], js["events"], js["events_per_s"], js["sim_s"]))
+    L.append("\n## Commands\n")
+    L.append("```")
+    L.extend(sorted(set(r.log)))
+    L.append("```")
+    with open(os.path.join(docdir, "simulation-results.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("wrote %s and %s/sim-*.png" % (os.path.join(docdir, "simulation-results.md"), img))
+
+
+VALIDATION_MIXES = [("2 jobs", "testbed:2"), ("2x vgg16", "vgg16:2"),
+                    ("3 jobs", "resnet50,gpt2,bert_large")]
+# The host testbed's settings (issue 5, docs/evaluation.md): 200 Mbit/s
+# bottleneck, 32 KB queue, MTU 1500 with TSO/GSO off; profiles unscaled.
+TESTBED = ["--link-gbps", "0.2", "--mtu", "1500", "--queue-pkts", "21", "--iterations", "30"]
+
+
+def validation(r, docdir, seeds):
+    """The simulator's half of the validation against the host testbed:
+    the same profiles and mixes at the testbed's rate and queue."""
+    grid = [(n, m, cc, s) for n, m in VALIDATION_MIXES
+            for cc in ("reno", "mltcp", "cubic", "mltcp_cubic") for s in seeds]
+    res = r.many([["--cc", cc, "--profile-mix", m, "--seed", str(s), "--start-spread-ms", "10"] +
+                  TESTBED for (_, m, cc, s) in grid])
+    L = ["# Simulation side of the validation against the host testbed (generated)\n",
+         "Generated by `make sim-experiments` on %s. Same profile file and mixes as the host "
+         "testbed, at its 200 Mbit/s bottleneck, 21-packet (32 KB) queue and MTU 1500; mean "
+         "iteration time / isolated, median of seeds %s. The host column is to be filled from "
+         "`make bench-interleave` (docs/evaluation.md); agreement target: within 10%%.\n" % (
+             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), ",".join(map(str, seeds))),
+         "| mix | cc | sim mean ratio | sim p99 ratio | sim interleaved at | host mean ratio |",
+         "|---|---|---|---|---|---|"]
+    for n, m in VALIDATION_MIXES:
+        for cc in ("reno", "mltcp", "cubic", "mltcp_cubic"):
+            js = [j for (nn, mm, c, s), j in zip(grid, res) if nn == n and c == cc]
+            L.append("| %s (`%s`) | %s | %.3f | %.3f | %s | not measured here |" % (
+                n, m, cc, statistics.median(j["mean_ratio"] for j in js),
+                statistics.median(j["p99_ratio"] for j in js),
+                fmt_inter([j["interleaved_at"] for j in js])))
+    L.append("\n```")
+    L.extend(sorted(set(j["cmd"] for j in res)))
+    L.append("```")
+    with open(os.path.join(docdir, "simulation-validation.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("wrote %s" % os.path.join(docdir, "simulation-validation.md"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sim", required=True, help="path to mltcp-sim")
+    ap.add_argument("--docs", help="write results into this docs directory")
+    ap.add_argument("--bench", action="store_true", help="bench-sim subset with RESULT lines")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--parallel", type=int, default=2, help="concurrent simulations")
+    ap.add_argument("--no-scale", action="store_true", help="skip the 64/128-job runs")
+    ap.add_argument("--validation-only", action="store_true",
+                    help="with --docs: only the testbed-validation table")
+    a = ap.parse_args()
+    if not os.access(a.sim, os.X_OK):
+        sys.exit("run.py: %s is not an executable mltcp-sim (make sim)" % a.sim)
+    if not a.docs and not a.bench:
+        sys.exit("run.py: pass --docs DIR or --bench")
+    with tempfile.TemporaryDirectory(prefix="mltcp-sim-") as tmp:
+        r = Runner(a.sim, tmp, a.parallel)
+        if a.bench:
+            bench(r)
+        if a.docs:
+            seeds = list(range(1, a.seeds + 1))
+            if not a.validation_only:
+                docs(r, a.docs, seeds, a.no_scale)
+            validation(r, a.docs, seeds)
+
+
+if __name__ == "__main__":
+    main()
