@@ -8,8 +8,9 @@
  *                  through the core's per-ack cache mltcp_reno_ai_w_cached);
  *   "mltcp_cubic"  CUBIC ported the way the kernel selftest
  *                  tools/testing/selftests/bpf/progs/bpf_cubic.c does, with
- *                  ca->cnt scaled by mltcp_cubic_cnt(cnt, F) in place of
- *                  its max(cnt, 2).
+ *                  F scaling CUBIC's clock (mltcp_cubic_epoch_scale), its
+ *                  TCP-friendly estimate (mltcp_cubic_friendly_acks) and
+ *                  ca->cnt (mltcp_cubic_cnt, in place of its max(cnt, 2)).
  *
  * All policy (iteration tracking, gain, scaling) comes from core/mltcp.h;
  * this file only adapts kernel hooks to it.  Differences from bpf_cubic.c:
@@ -232,6 +233,11 @@ static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_i
 	 * everything acked, means the application resumed sending. */
 	if (tp->packets_out)
 		return;
+	/* Nor is a pause forced by the receiver's window: the application had
+	 * data, the peer had no room (e.g. a slow reader).  The kernel's
+	 * chronograph still says so while this first segment is sent. */
+	if (BPF_CORE_READ_BITFIELD(tp, chrono_type) == TCP_CHRONO_RWND_LIMITED)
+		return;
 	p = mltcp_params_get();
 	if (!p)
 		return;
@@ -375,7 +381,7 @@ struct mltcp_bictcp {
 	__u32 epoch_start;	/* beginning of an epoch (us) */
 	__u32 ack_cnt;		/* number of acks */
 	__u32 tcp_cwnd;		/* estimated tcp cwnd */
-	__u16 unused;
+	__u16 epoch_carry;	/* MLTCP: sub-us remainder of the clock scaling */
 	__u8 sample_cnt;	/* number of samples to decide curr_rtt */
 	__u8 found;		/* the exit point is found? */
 	__u32 round_start;	/* beginning of each round */
@@ -474,9 +480,11 @@ static __u32 cubic_root(__u64 a)
 		return ((__u32)cubic_v[(__u32)a] + 35) >> 6;
 	b = fls64(a);
 	b = ((b * 84) >> 8) - 1;
-	shift = (a >> (b * 3));
-	if (shift >= 64)	/* bound for the verifier */
-		return 0;
+	/* b makes shift < 64, as in tcp_cubic.c.  The mask (not a branch,
+	 * which clang would fold into the index) bounds the index for the
+	 * verifier: 6.1's range tracking can reach an impossible state
+	 * (umin > umax) on a dead path here and then rejects the access. */
+	shift = (a >> (b * 3)) & 63;
 	x = ((__u32)(((__u32)cubic_v[shift] + 10) << b)) >> 6;
 	x = (2 * x + (__u32)(a / ((__u64)x * (__u64)(x - 1))));
 	x = ((x * 341) >> 10);
@@ -484,11 +492,12 @@ static __u32 cubic_root(__u64 a)
 }
 
 /* CUBIC's window target; sets ca->cnt (acks per one-segment increase),
- * before CUBIC's final max(cnt, 2), which the caller applies with F. */
+ * before CUBIC's final max(cnt, 2), which the caller applies with F.
+ * MLTCP: F scales CUBIC's clock and its TCP-friendly estimate. */
 static __always_inline void bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
-					  __u32 acked, __u32 now)
+					  __u32 acked, __u32 now, __u32 gain)
 {
-	__u32 delta, bic_target, max_cnt;
+	__u32 delta, bic_target, max_cnt, dt;
 	__u64 offs, t;
 
 	ca->ack_cnt += acked;	/* count the number of ACKed packets */
@@ -503,10 +512,16 @@ static __always_inline void bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
 		goto tcp_friendliness;
 
 	ca->last_cwnd = cwnd;
+	dt = now - ca->last_time;
 	ca->last_time = now;
 
-	if (ca->epoch_start == 0) {
+	if (ca->epoch_start) {
+		/* MLTCP: the curve advances F * dt over the last dt. */
+		ca->epoch_start = mltcp_cubic_epoch_scale(ca->epoch_start, now, dt, gain,
+							  &ca->epoch_carry) | 1;
+	} else {
 		ca->epoch_start = now | 1;	/* 0 means "no epoch" */
+		ca->epoch_carry = 0;
 		ca->ack_cnt = acked;
 		ca->tcp_cwnd = cwnd;
 		if (ca->last_max_cwnd <= cwnd) {
@@ -547,7 +562,7 @@ static __always_inline void bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
 		ca->cnt = 20;
 
 tcp_friendliness:
-	delta = (cwnd * beta_scale) >> 3;
+	delta = mltcp_cubic_friendly_acks((cwnd * beta_scale) >> 3, gain);
 	if (ca->ack_cnt > delta && delta) {
 		__u32 n = ca->ack_cnt / delta;
 
@@ -602,6 +617,7 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
+	__u32 gain;
 
 	if (!tcp_is_cwnd_limited(sk))
 		return;
@@ -612,11 +628,11 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	bictcp_update(&ca->bic, tp->snd_cwnd, acked, mltcp_now_us(tp));
-	/* MLTCP: F scales the growth speed in every CUBIC region; then CUBIC's
+	gain = mltcp_current_gain(&ca->it);
+	bictcp_update(&ca->bic, tp->snd_cwnd, acked, mltcp_now_us(tp), gain);
+	/* MLTCP: F also scales the catch-up towards the curve; then CUBIC's
 	 * "at most 1 packet per 2 acked" (1.5x per RTT). */
-	tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(ca->bic.cnt, mltcp_current_gain(&ca->it)),
-			  acked);
+	tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(ca->bic.cnt, gain), acked);
 }
 
 SEC("struct_ops/mltcp_cubic_recalc_ssthresh")

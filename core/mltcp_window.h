@@ -6,12 +6,19 @@
  * (tcp_cong_avoid_ai(tp, w, acked) with w = cwnd).  MLTCP passes
  * w = cwnd / F, so the window grows F segments per RTT instead of one.
  *
- * CUBIC: bictcp_update() computes ca->cnt, the number of acks per one-segment
- * increase, from the cubic curve and the TCP-friendly estimate.  MLTCP
- * divides that cnt by F, which scales the growth speed in every CUBIC region
- * (concave, convex, TCP-friendly) by F while leaving the curve's origin
- * (W_max, K) and the multiplicative decrease (beta) untouched: the decrease
- * is what keeps competing flows fair, the growth speed is what MLTCP steers.
+ * CUBIC: the window follows a curve in time, W(t) = C (t - K)^3 + W_max,
+ * from the start of the epoch (the last loss).  How fast the window grows is
+ * set by how fast t advances, so MLTCP scales CUBIC's clock: between two
+ * evaluations of the curve dt apart, t advances by F * dt
+ * (mltcp_cubic_epoch_scale moves the epoch start).  F also scales the two
+ * ack-counted parts, as it does for Reno: the TCP-friendly estimate grows F
+ * segments per RTT (mltcp_cubic_friendly_acks) and ca->cnt, the acks per
+ * one-segment step towards the curve, is divided by F (mltcp_cubic_cnt).
+ * The curve's origin (W_max, K) and the multiplicative decrease (beta) are
+ * untouched: the decrease is what keeps competing flows fair, the growth
+ * speed is what MLTCP steers.  Scaling ca->cnt alone does not work: it only
+ * sets how fast cwnd catches up with a target that still moves at CUBIC's
+ * own speed (measured on the BPF datapath: no change in growth).
  * Slow start is never scaled (F only acts in congestion avoidance).
  */
 #ifndef MLTCP_WINDOW_H
@@ -50,6 +57,43 @@ MLTCP_INLINE __u32 mltcp_reno_ai_w(__u32 cwnd, __u32 gain)
 MLTCP_INLINE __u32 mltcp_cubic_cnt(__u32 cnt, __u32 gain)
 {
 	return mltcp_scale_acks_per_inc(cnt, gain, MLTCP_CUBIC_CNT_MIN);
+}
+
+/* Acks per segment of CUBIC's TCP-friendly (Reno) estimate, scaled by F. */
+MLTCP_INLINE __u32 mltcp_cubic_friendly_acks(__u32 acks_per_seg, __u32 gain)
+{
+	return mltcp_scale_acks_per_inc(acks_per_seg, gain, 1);
+}
+
+/*
+ * The epoch start that makes CUBIC's curve advance by F * dt over the last dt
+ * units of real time: moved earlier by (F - 1) dt when F > 1, later by
+ * (1 - F) dt when F < 1 (never past now, so t never goes backwards).  Any
+ * time unit works (jiffies in the kernel's tcp_cubic, microseconds in the BPF
+ * port); the remainder below one unit is carried in *carry (1/1024 units), so
+ * a coarse clock is scaled exactly on average.  Call only while an epoch is
+ * running, with dt = now - the previous evaluation.
+ */
+MLTCP_INLINE __u32 mltcp_cubic_epoch_scale(__u32 epoch_start, __u32 now,
+					   __u32 dt, __u32 gain, __u16 *carry)
+{
+	__u64 scaled;
+	__u32 shift;
+
+	if (gain == MLTCP_GAIN_ONE || gain == 0)
+		return epoch_start;
+	if (gain > MLTCP_GAIN_ONE)
+		scaled = (__u64)dt * (gain - MLTCP_GAIN_ONE) + *carry;
+	else
+		scaled = (__u64)dt * (MLTCP_GAIN_ONE - gain) + *carry;
+	*carry = (__u16)(scaled & (MLTCP_GAIN_ONE - 1));
+	shift = (__u32)mltcp_min_u64(scaled >> MLTCP_GAIN_SHIFT, MLTCP_U32_MAX >> 1);
+	if (gain > MLTCP_GAIN_ONE)
+		return epoch_start - shift;
+	epoch_start += shift;
+	if ((__s32)(epoch_start - now) > 0)
+		epoch_start = now;
+	return epoch_start;
 }
 
 /*

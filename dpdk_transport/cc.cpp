@@ -30,6 +30,15 @@ bool IsMltcp(CcKind k)
 	return k == CcKind::kMltcp || k == CcKind::kMltcpCubic || k == CcKind::kMltcpDcqcn;
 }
 
+// tcp_cwnd_restart(): halve per idle RTO, not below the initial window.
+uint32_t RestartCwnd(uint32_t cwnd, uint32_t init, uint32_t rtos)
+{
+	uint32_t restart = std::min(init, cwnd);
+	while (rtos-- && cwnd > restart)
+		cwnd >>= 1;
+	return std::max(cwnd, restart);
+}
+
 // ---------------------------------------------------------------- Reno
 class Reno : public CongestionControl {
       public:
@@ -65,6 +74,12 @@ class Reno : public CongestionControl {
 		cwnd_cnt_ = 0;
 	}
 	uint32_t cwnd() const override { return cwnd_; }
+	void RestartAfterIdle(uint32_t rtos) override
+	{
+		ssthresh_ = std::max(ssthresh_, (cwnd_ >> 1) + (cwnd_ >> 2));	// tcp_current_ssthresh()
+		cwnd_ = RestartCwnd(cwnd_, cfg_.initial_cwnd, rtos);
+		cwnd_cnt_ = 0;
+	}
 
       private:
 	// tcp_cong_avoid_ai(): one segment per w acked.
@@ -120,16 +135,20 @@ class Cubic : public CongestionControl {
 			if (!acked)
 				return Clamp();
 		}
-		Update(acked, Jiffies(s.now_ns));
-		// tcp_cong_avoid_ai(tp, ca->cnt, acked)
-		if (cwnd_cnt_ >= cnt_) {
+		// MLTCP: F scales CUBIC's clock, its TCP-friendly estimate and the
+		// catch-up towards the curve (core/mltcp_window.h).
+		const uint32_t gain = tracking() ? Gain() : MLTCP_GAIN_ONE;
+		Update(acked, Jiffies(s.now_ns), gain);
+		// tcp_cong_avoid_ai(tp, ca->cnt, acked), with CUBIC's max(cnt, 2)
+		const uint32_t cnt = mltcp_cubic_cnt(cnt_, gain);
+		if (cwnd_cnt_ >= cnt) {
 			cwnd_cnt_ = 0;
 			cwnd_++;
 		}
 		cwnd_cnt_ += acked;
-		if (cwnd_cnt_ >= cnt_) {
-			uint32_t delta = cwnd_cnt_ / cnt_;
-			cwnd_cnt_ -= delta * cnt_;
+		if (cwnd_cnt_ >= cnt) {
+			uint32_t delta = cwnd_cnt_ / cnt;
+			cwnd_cnt_ -= delta * cnt;
 			cwnd_ += delta;
 		}
 		Clamp();
@@ -157,21 +176,37 @@ class Cubic : public CongestionControl {
 		last_cwnd_ = 0;
 	}
 	uint32_t cwnd() const override { return cwnd_; }
+	void RestartAfterIdle(uint32_t rtos) override
+	{
+		ssthresh_ = std::max(ssthresh_, (cwnd_ >> 1) + (cwnd_ >> 2));	// tcp_current_ssthresh()
+		cwnd_ = RestartCwnd(cwnd_, cfg_.initial_cwnd, rtos);
+		cwnd_cnt_ = 0;
+		epoch_start_ = 0;	// a new cubic epoch from the restart window
+	}
 
       private:
 	static uint32_t Jiffies(uint64_t ns) { return (uint32_t)(ns / 1000000); }
 	void Clamp() { cwnd_ = std::min(cwnd_, cfg_.max_cwnd); }
 
-	// bictcp_update(): computes cnt_ (acks per one-packet increase).
-	void Update(uint32_t acked, uint32_t now_j)
+	// bictcp_update(): computes cnt_ (acks per one-packet increase), raw:
+	// before CUBIC's max(cnt, 2) and MLTCP's scaling, which the caller
+	// applies (scaling in place would compound over the early returns).
+	void Update(uint32_t acked, uint32_t now_j, uint32_t gain)
 	{
 		ack_cnt_ += acked;
 		if (last_cwnd_ == cwnd_ && (int32_t)(now_j - last_time_) <= (int32_t)(kJiffyHz / 32))
 			return;
 		if (!(epoch_start_ && now_j == last_time_)) {
+			const uint32_t dt = now_j - last_time_;
 			last_cwnd_ = cwnd_;
 			last_time_ = now_j;
-			if (epoch_start_ == 0) {
+			if (epoch_start_) {
+				// MLTCP: the curve advances F * dt over the last dt.
+				epoch_start_ = mltcp_cubic_epoch_scale(epoch_start_, now_j, dt, gain,
+								       &epoch_carry_);
+				epoch_start_ = epoch_start_ ? epoch_start_ : 1;
+			} else {
+				epoch_carry_ = 0;
 				epoch_start_ = now_j ? now_j : 1;
 				ack_cnt_ = acked;
 				tcp_cwnd_ = cwnd_;
@@ -199,8 +234,10 @@ class Cubic : public CongestionControl {
 			if (last_max_cwnd_ == 0 && cnt_ > 20)
 				cnt_ = 20;
 		}
-		// TCP friendliness
+		// TCP friendliness; MLTCP: the Reno estimate grows F segments per RTT
 		uint32_t d = (cwnd_ * kBetaScale) >> 3;
+		if (d)
+			d = mltcp_cubic_friendly_acks(d, gain);
 		while (d && ack_cnt_ > d) {
 			ack_cnt_ -= d;
 			tcp_cwnd_++;
@@ -210,9 +247,6 @@ class Cubic : public CongestionControl {
 			if (cnt_ > max_cnt)
 				cnt_ = max_cnt;
 		}
-		if (tracking())	// MLTCP: where bictcp_update computes cnt
-			cnt_ = mltcp_cubic_cnt(cnt_, Gain());
-		cnt_ = std::max(cnt_, 2U);
 	}
 
 	uint32_t cwnd_;
@@ -226,6 +260,7 @@ class Cubic : public CongestionControl {
 	uint32_t bic_k_ = 0;
 	uint32_t delay_min_us_ = 0;
 	uint32_t epoch_start_ = 0;
+	uint16_t epoch_carry_ = 0;	// MLTCP: sub-jiffy remainder of the clock scaling
 	uint32_t ack_cnt_ = 0;
 	uint32_t tcp_cwnd_ = 0;
 };
@@ -284,6 +319,7 @@ CongestionControl::CongestionControl(const CcConfig &c, uint64_t now_ns)
 {
 	mltcp_iter_init(&it_, 0, Us32(now_ns));
 	mltcp_reno_cache_init(&cache_);
+	mltcp_reno_cache_init(&gain_cache_);
 }
 
 void CongestionControl::OnTxStart(uint64_t acked_total, uint64_t now_ns, uint32_t srtt_us)
@@ -306,7 +342,7 @@ CcStats CongestionControl::Stats() const
 	s.iter_bytes = it_.iter_bytes;
 	s.bytes_per_iter = it_.bytes_per_iter;
 	s.ratio = tracking_ ? mltcp_iter_ratio(&it_) : MLTCP_RATIO_NONE;
-	s.gain = Gain();
+	s.gain = tracking_ ? mltcp_gain(&it_, &cfg_.mltcp) : MLTCP_GAIN_ONE;
 	s.cwnd = cwnd();
 	s.rate_bps = rate_bps();
 	if (auto *d = dynamic_cast<const Dcqcn *>(this))

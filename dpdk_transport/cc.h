@@ -81,6 +81,9 @@ class CongestionControl {
 	virtual void OnSent(uint64_t bytes, uint64_t now_ns) { (void)bytes; (void)now_ns; }
 	// Time passes (rate timers).
 	virtual void Advance(uint64_t now_ns) { (void)now_ns; }
+	// Sending resumes after `rtos` whole retransmission timeouts of idle
+	// time (tcp_cwnd_restart(), net.ipv4.tcp_slow_start_after_idle=1).
+	virtual void RestartAfterIdle(uint32_t rtos) { (void)rtos; }
 	virtual uint32_t cwnd() const = 0;	// packets allowed in flight
 	virtual uint64_t rate_bps() const { return 0; }	// 0: not paced
 	bool ecn_capable() const { return CcIsRateBased(kind_); }
@@ -100,14 +103,19 @@ class CongestionControl {
 		if (tracking_)
 			mltcp_iter_on_ack(&it_, acked_total, Us32(now_ns));
 	}
-	uint32_t Gain() const { return tracking_ ? mltcp_gain(&it_, &cfg_.mltcp) : MLTCP_GAIN_ONE; }
+	// F, recomputed at most MLTCP_GAIN_STEPS times per iteration.
+	uint32_t Gain()
+	{
+		return tracking_ ? mltcp_gain_cached(&gain_cache_, &it_, &cfg_.mltcp) : MLTCP_GAIN_ONE;
+	}
 	static uint32_t Us32(uint64_t ns) { return (uint32_t)(ns / 1000); }
 
 	CcConfig cfg_;
 	CcKind kind_;
 	bool tracking_;
 	mltcp_iter it_{};
-	mltcp_reno_cache cache_{};
+	mltcp_reno_cache cache_{};	// Reno's w
+	mltcp_reno_cache gain_cache_{};	// F for CUBIC and DCQCN
 };
 
 std::unique_ptr<CongestionControl> MakeCongestionControl(const CcConfig &c, uint64_t now_ns);

@@ -3,6 +3,7 @@
 // endpoint.cpp - the public API (endpoint.h): EAL + port + protocol stack.
 #include "endpoint.h"
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -29,6 +30,7 @@ std::unique_ptr<Endpoint> Endpoint::Open(const EndpointOptions &o, std::string *
 		return nullptr;
 	}
 	std::unique_ptr<Endpoint> ep(new Endpoint());
+	ep->yield_when_idle_ = o.yield_when_idle;
 	try {
 		ep->port_ = std::make_unique<Port>(o.port);
 		EngineConfig cfg = o.engine;
@@ -71,6 +73,8 @@ uint16_t Endpoint::Poll()
 	uint16_t n = port_->Receive(stack_.get(), now);
 	stack_->Poll(now);
 	port_->Flush();
+	if (!n && yield_when_idle_)
+		sched_yield();
 	return n;
 }
 

@@ -28,6 +28,9 @@ struct EndpointOptions {
 	std::vector<std::string> eal_args;
 	PortOptions port;	// name, local_ip, fault injection
 	EngineConfig engine;	// mss 0: the largest that fits the port's mbufs
+	// sched_yield() after a poll that received nothing: on a host with
+	// more runnable threads than cores this lets the peer run sooner.
+	bool yield_when_idle = false;
 };
 
 class Endpoint {
@@ -62,6 +65,7 @@ class Endpoint {
 
       private:
 	Endpoint() = default;
+	bool yield_when_idle_ = false;
 	std::unique_ptr<Port> port_;
 	std::unique_ptr<Stack> stack_;
 };

@@ -619,6 +619,7 @@ bool Connection::EmitData(uint64_t now_ns, PacketSink *sink, uint32_t idx, bool 
 		return false;
 	}
 	p.sent_ns = now_ns;
+	last_send_ns_ = now_ns;
 	ack_due_ = false;	// piggybacked
 	st_.pkts_sent++;
 	if (retx)
@@ -701,8 +702,12 @@ void Connection::Output(uint64_t now_ns, PacketSink *sink)
 			out_of_data = false;
 			break;
 		}
-		if (inflight_.empty())
+		if (inflight_.empty()) {
 			cc_->OnTxStart(bytes_acked_total_, now_ns, (uint32_t)(srtt_ns_ / kNsPerUs));
+			uint64_t idle = now_ns - last_send_ns_;
+			if (last_send_ns_ && idle > rto_ns_)
+				cc_->RestartAfterIdle((uint32_t)std::min<uint64_t>(idle / rto_ns_, 32));
+		}
 		SendMsg &m = send_q_[seg_msg_];
 		uint32_t size = (uint32_t)m.data.size();
 		uint32_t len = std::min<uint32_t>(cfg_.mss, size - seg_off_);

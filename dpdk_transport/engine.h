@@ -218,6 +218,7 @@ class Connection {
 	bool tlp_done_ = false;		// one probe per flight
 	uint32_t backoff_ = 0;
 	uint64_t next_tx_ns_ = 0;	// pacing
+	uint64_t last_send_ns_ = 0;	// idle restart
 	bool syn_due_ = false, probe_due_ = false;
 	bool close_requested_ = false, fin_sent_ = false, fin_due_ = false, fin_acked_ = false;
 	uint32_t fin_seq_ = 0;

@@ -59,7 +59,9 @@ struct Options {
 	bool verbose = false;
 	uint64_t conns = 1;
 	bool hold = false;
+	bool yield = true;
 	uint32_t idle_us = 0;
+	uint64_t min_rto_us = 10000;
 	std::vector<std::string> eal;
 };
 
@@ -82,7 +84,7 @@ void Usage(FILE *f)
 		"usage: mltcp-dpdk COMMAND [options] -- [DPDK EAL arguments]\n"
 		"commands:\n"
 		"  send    connect to --peer-ip and send --bytes in messages of --msg-size\n"
-		"  recv    accept one connection, receive until the peer closes, check order\n"
+		"  recv    accept --conns connections (1), receive until the peers close, check order\n"
 		"  ping    64 B (--size) request/response latency, --count rounds\n"
 		"  pong    answer ping\n"
 		"  emu     job emulator (sender side; the peer runs recv --no-sha)\n"
@@ -103,6 +105,9 @@ void Usage(FILE *f)
 		"  --verbose            send: print connection statistics every 100 ms\n"
 		"  --hold               after the results, stay attached to the port (without\n"
 		"                       polling) until SIGINT/SIGTERM: keeps a memif peer connected\n"
+		"  --no-yield           never sched_yield(); by default a poll that finds nothing\n"
+		"                       yields the CPU (this 2-core host runs more pollers than cores)\n"
+		"  --min-rto-us N       retransmission timeout floor (default 10000; see docs/dpdk.md)\n"
 		"  --conns N            recv: serve N connections (SHA over all, in arrival order)\n"
 		"  --idle-us N          recv, emu: sleep N us when a poll finds nothing (shares the CPU)\n"
 		"emu options:\n"
@@ -165,6 +170,7 @@ Options ParseArgs(int argc, char **argv)
 		{"timeout", 1, 0, 't'},	    {"seed", 1, 0, 'S'},       {"profile-file", 1, 0, 'F'},
 		{"profile", 1, 0, 'j'},	    {"job", 1, 0, 'J'},        {"iterations", 1, 0, 'i'},
 		{"csv", 1, 0, 'C'},	    {"start-at-us", 1, 0, 'A'}, {"t0-us", 1, 0, 'T'},
+		{"min-rto-us", 1, 0, 'X'},   {"no-yield", 0, 0, 'Y'},
 		{"conns", 1, 0, 'k'},	    {"hold", 0, 0, 'O'},	    {"idle-us", 1, 0, 'I'},
 		{"hints", 0, 0, 'H'},	    {"verbose", 0, 0, 'v'},	    {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
 	optind = 2;
@@ -202,6 +208,8 @@ Options ParseArgs(int argc, char **argv)
 		case 'H': o.hints = true; break;
 		case 'v': o.verbose = true; break;
 		case 'O': o.hold = true; break;
+		case 'Y': o.yield = false; break;
+		case 'X': o.min_rto_us = ParseU64(name, optarg); break;
 		case 'k': o.conns = std::max<uint64_t>(1, ParseU64(name, optarg)); break;
 		case 'I': o.idle_us = (uint32_t)ParseU64(name, optarg); break;
 		case 'h': Usage(stdout); exit(0);
@@ -235,6 +243,7 @@ std::unique_ptr<Endpoint> OpenEndpoint(const Options &o)
 	eo.port.name = o.port;
 	if (o.local_ip.empty() || !ParseIpv4(o.local_ip, &eo.port.local_ip))
 		Die(kExitUsage, "--local-ip: give this endpoint's IPv4 address, e.g. 10.0.0.1");
+	eo.yield_when_idle = o.yield;
 	eo.port.inject_loss = o.loss;
 	eo.port.inject_reorder = o.reorder;
 	eo.port.seed = o.seed;
@@ -247,6 +256,8 @@ std::unique_ptr<Endpoint> OpenEndpoint(const Options &o)
 		Die(kExitUsage, "--mss must be at most " + std::to_string(kMaxMss));
 	eo.engine.mss = (uint16_t)o.mss;
 	eo.engine.rcv_wnd_pkts = o.rcv_wnd;
+	eo.engine.min_rto_ns = o.min_rto_us * kNsPerUs;
+	eo.engine.initial_rto_ns = std::max(eo.engine.min_rto_ns, eo.engine.initial_rto_ns);
 	eo.engine.max_message_bytes = std::max<uint64_t>(o.msg_size, 64ULL << 20);
 	eo.engine.max_send_queue_bytes = std::max<uint64_t>(4 * o.msg_size, 64ULL << 20);
 	std::string err;

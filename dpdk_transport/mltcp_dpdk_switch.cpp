@@ -11,6 +11,7 @@
 // run-to-completion loop; differs from a hardware RED: no averaging of the
 // queue length (DCQCN uses the instantaneous queue, and so do we).
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -291,8 +292,12 @@ int main(int argc, char **argv)
 					      wire * 1000000000ULL / o.rate_bps;
 			busy = true;
 		}
-		if (!busy && b.q.empty() && o.idle_us)
-			usleep(o.idle_us);
+		if (!busy && b.q.empty()) {
+			if (o.idle_us)
+				usleep(o.idle_us);
+			else
+				sched_yield();	// let the endpoints run on a crowded host
+		}
 	}
 	printf("mltcp-dpdk-switch: bottleneck enqueued=%" PRIu64 " dropped=%" PRIu64 " marked=%" PRIu64
 	       " max_queue_bytes=%" PRIu64 "\n",

@@ -13,17 +13,28 @@
  *   in_ack_event           -> mltcp_iter_on_ack(tp->bytes_acked, tcp_mstamp)
  *   cwnd_event(TX_START)   -> mltcp_iter_on_tx_start(..., srtt_us)
  *   cong_avoid (Reno)      -> tcp_cong_avoid_ai(tp, mltcp_reno_ai_w_cached(..))
- *   cong_avoid (CUBIC)     -> tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(cnt, F))
+ *   cong_avoid (CUBIC)     -> bictcp_update(.., F): clock and TCP-friendly
+ *                             estimate scaled by F, then
+ *                             tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(cnt, F))
  *
  * The "mltcp" variant follows tcp_reno_cong_avoid() (net/ipv4/tcp_cong.c).
  * The "mltcp_cubic" variant is a port of Linux 6.1's net/ipv4/tcp_cubic.c,
  * HyStart included, with these differences:
+ *   - F scales CUBIC's clock (mltcp_cubic_epoch_scale moves epoch_start so
+ *     that the curve advances F * dt; its sub-jiffy remainder lives in the
+ *     u16 that tcp_cubic leaves unused) and the TCP-friendly estimate
+ *     (mltcp_cubic_friendly_acks).
  *   - ca->cnt keeps CUBIC's raw value (before its final max(cnt, 2)); the
  *     value handed to tcp_cong_avoid_ai() is mltcp_cubic_cnt(cnt, F), which
  *     applies that max itself.  With F = 1 this is exactly CUBIC.
  *   - CUBIC's tunables (beta, bic_scale, fast_convergence, tcp_friendliness,
  *     hystart*) are fixed at tcp_cubic's defaults; they are not module
  *     parameters here.  The BPF kfunc id set of tcp_cubic is not registered.
+ *   - F is computed on every update (no per-ack cache): CUBIC's 60 bytes
+ *     plus the 40-byte tracker leave no room for the core's 40-byte Reno
+ *     cache in the 104 bytes of inet_csk_ca().
+ * Restart after idle: CUBIC's epoch shift on CA_EVENT_TX_START is kept; the
+ * same event is the core's iteration-boundary check.
  * Slow start, ssthresh and undo are never scaled: loss recovery behaves as
  * in reno/cubic.  With the module parameter enabled=0 the gain is always
  * neutral and both variants behave exactly like their base algorithm.
@@ -165,6 +176,12 @@ static void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
+	/* CA_EVENT_TX_START also fires for the retransmission after an RTO
+	 * (everything in flight was marked lost) and after a pause forced by
+	 * the receiver's window (a slow reader): neither is the application
+	 * resuming, so neither may end an iteration. */
+	if (tp->packets_out || tp->chrono_type == TCP_CHRONO_RWND_LIMITED)
+		return;
 	mltcp_iter_on_tx_start(it, mltcp_p(), tp->bytes_acked,
 			       mltcp_now_us(tp), tp->srtt_us >> 3);
 }
@@ -322,7 +339,7 @@ struct bictcp {
 	u32	epoch_start;	/* beginning of an epoch */
 	u32	ack_cnt;	/* number of acks */
 	u32	tcp_cwnd;	/* estimated tcp cwnd */
-	u16	unused;
+	u16	epoch_carry;	/* MLTCP: sub-jiffy remainder of the clock scaling */
 	u8	sample_cnt;	/* number of samples to decide curr_rtt */
 	u8	found;		/* the exit point is found? */
 	u32	round_start;	/* beginning of each round */
@@ -348,7 +365,7 @@ static struct bictcp *bictcp_ca(const struct sock *sk)
 
 static inline void bictcp_reset(struct bictcp *ca)
 {
-	memset(ca, 0, offsetof(struct bictcp, unused));
+	memset(ca, 0, offsetof(struct bictcp, epoch_carry));
 	ca->found = 0;
 }
 
@@ -451,9 +468,9 @@ static u32 cubic_root(u64 a)
  * Compute congestion window to use.  As tcp_cubic.c's bictcp_update(), except
  * that the final max(cnt, 2) is left to mltcp_cubic_cnt() at the point of use.
  */
-static inline void bictcp_update(struct bictcp *ca, u32 cwnd, u32 acked)
+static inline void bictcp_update(struct bictcp *ca, u32 cwnd, u32 acked, u32 gain)
 {
-	u32 delta, bic_target, max_cnt;
+	u32 delta, bic_target, max_cnt, dt;
 	u64 offs, t;
 
 	ca->ack_cnt += acked;	/* count the number of ACKed packets */
@@ -470,10 +487,16 @@ static inline void bictcp_update(struct bictcp *ca, u32 cwnd, u32 acked)
 		goto tcp_friendliness;
 
 	ca->last_cwnd = cwnd;
+	dt = tcp_jiffies32 - ca->last_time;
 	ca->last_time = tcp_jiffies32;
 
-	if (ca->epoch_start == 0) {
+	if (ca->epoch_start) {
+		/* MLTCP: the curve advances F * dt over the last dt jiffies. */
+		ca->epoch_start = mltcp_cubic_epoch_scale(ca->epoch_start, tcp_jiffies32,
+							  dt, gain, &ca->epoch_carry);
+	} else {
 		ca->epoch_start = tcp_jiffies32;	/* record beginning */
+		ca->epoch_carry = 0;
 		ca->ack_cnt = acked;			/* start counting */
 		ca->tcp_cwnd = cwnd;			/* syn with cubic */
 
@@ -541,7 +564,8 @@ tcp_friendliness:
 	if (CUBIC_TCP_FRIENDLINESS) {
 		u32 scale = beta_scale;
 
-		delta = (cwnd * scale) >> 3;
+		/* MLTCP: the Reno estimate grows F segments per RTT. */
+		delta = mltcp_cubic_friendly_acks((cwnd * scale) >> 3, gain);
 		while (ca->ack_cnt > delta) {		/* update tcp cwnd */
 			ca->ack_cnt -= delta;
 			ca->tcp_cwnd++;
@@ -573,8 +597,8 @@ static void mltcp_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		if (!acked)
 			return;
 	}
-	bictcp_update(&mc->cubic, tcp_snd_cwnd(tp), acked);
 	gain = mltcp_gain(&mc->iter, mltcp_p());
+	bictcp_update(&mc->cubic, tcp_snd_cwnd(tp), acked, gain);
 	tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(mc->cubic.cnt, gain), acked);
 }
 

@@ -5,8 +5,9 @@
 #   make bench-interleave   mixes x congestion controls x repetitions on the
 #                           namespace testbed (~20 min with the defaults);
 #                           REPS, MIXES, CCS, ITERATIONS, MLTCP_PARAMS
-#                           (e.g. "slope=2048 intercept=256") select the runs
-#   make demo               two identical jobs with cubic, then mltcp, on the
+#                           (e.g. "slope=2048 intercept=256") select the runs;
+#                           HINTS=1: mltcp jobs announce iterations (libmltcp)
+#   make demo               two identical jobs with cubic, reno, then mltcp, on the
 #                           testbed: before/after table and pictures (~2 min)
 
 DEB_PACKAGES  += iproute2 ethtool iputils-ping util-linux python3 python3-matplotlib
@@ -21,6 +22,7 @@ ITERATIONS     ?= 30
 MIXES          ?= two_identical three_mixed four oversub periods buckets tag dorylus bulk
 CCS            ?= reno cubic mltcp mltcp_cubic
 MLTCP_PARAMS   ?=
+HINTS          ?= 0
 BENCH_IL_OUT   ?= $(BUILD)/bench-interleave/$(shell date -u +%Y%m%d-%H%M%S)
 
 .PHONY: check-emu bench-interleave demo
@@ -30,12 +32,13 @@ check-emu: cmake-build
 
 bench-interleave: cmake-build
 	$(INTERLEAVE) --out $(BENCH_IL_OUT) --reps $(REPS) --iterations $(ITERATIONS) \
-	    --mixes "$(MIXES)" --ccs "$(CCS)" $(foreach p,$(MLTCP_PARAMS),--param $(p))
+	    --mixes "$(MIXES)" --ccs "$(CCS)" $(foreach p,$(MLTCP_PARAMS),--param $(p)) \
+	    $(if $(filter 1,$(HINTS)),--hints)
 
-DEMO_CCS       ?= cubic mltcp
+DEMO_CCS       ?= cubic reno mltcp
 
 demo: deps
 	@$(MAKE) --no-print-directory cmake-build
 	rm -rf $(BUILD)/demo
-	$(INTERLEAVE) --demo --out $(BUILD)/demo --reps 2 --iterations 40 \
+	$(INTERLEAVE) --demo --out $(BUILD)/demo --reps 2 --iterations 30 \
 	    --mixes two_identical --ccs "$(DEMO_CCS)"

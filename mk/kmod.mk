@@ -2,14 +2,16 @@
 # kernel headers, and the VM rig that tests it on Debian's own 6.1 kernel
 # under qemu TCG (this host's kernel cannot load modules).
 #
-#   make kmod        build build/kmod/tcp_mltcp.ko (warnings are errors)
-#   make vm-test     boot the guest and run tests/vm/guest/kmod.sh (in check)
-#   make bench-kmod  mltcp vs reno, mltcp_cubic vs cubic in the guest
+#   make kmod             build build/kmod/tcp_mltcp.ko (warnings are errors)
+#   make vm-test          boot the guest, run tests/vm/guest/kmod.sh (in check;
+#                         about 1 min; qemu is a plain process, no host state)
+#   make check-kmod-dkms  DKMS add/build/install/remove (in check; host lock)
+#   make bench-kmod       mltcp vs reno, mltcp_cubic vs cubic in the guest
 
 DEB_PACKAGES  += linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod \
                  dkms ethtool iproute2 file
 CHECK_TARGETS += vm-test
-CLEAN_DIRS    +=
+ALL_TARGETS   += kmod
 
 # The headers linux-headers-amd64 points at: the VM boots the matching image.
 KMOD_ABI  := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | \

@@ -62,7 +62,7 @@ step() {	# name function: like lib.sh's check, and remember failures
 		vm_result "$n" pass
 	else
 		vm_result "$n" fail
-		echo "$out" | sed 's/^/#   /' | tail -n 20
+		echo "$out" | sed 's/^/#   /' | tail -n 40
 		rc=1
 	fi
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """mltcp_traffic.py - traffic and checks for the MLTCP BPF tests (run_tests.sh).
 
-  server  --port P [--cc NAME] [--out FILE]
-          accept one connection, read to EOF, write {"bytes", "sha256", "cc"}
+  server  --port P [--cc NAME] [--out FILE] [--stall-every B --stall-ms MS]
+          accept one connection, read to EOF (optionally pausing like a slow
+          reader), write {"bytes", "sha256", "cc"}
           (cc = the accepted socket's TCP_CONGESTION) as JSON to FILE/stdout.
   client  --host H --port P [--cc NAME] then one of
           --probe                       connect, report cc, close
@@ -82,13 +83,16 @@ def server(args):
     conn, _ = ls.accept()
     cc = get_cc(conn)
     h = hashlib.sha256()
-    n = 0
+    n = next_stall = 0
     while True:
         b = conn.recv(1 << 20)
         if not b:
             break
         h.update(b)
         n += len(b)
+        if args.stall_every and n >= next_stall:
+            next_stall = n + args.stall_every
+            time.sleep(args.stall_ms / 1000.0)  # a slow reader: the window closes
     res = {"bytes": n, "sha256": h.hexdigest(), "cc": cc}
     conn.close()
     text = json.dumps(res)
@@ -206,6 +210,9 @@ def main():
     sv.add_argument("--cc")
     sv.add_argument("--out")
     sv.add_argument("--ready", help="touch this file once listening")
+    sv.add_argument("--stall-every", type=int, default=0,
+                    help="stop reading for --stall-ms after every this many bytes")
+    sv.add_argument("--stall-ms", type=float, default=100.0)
     cl = sub.add_parser("client")
     cl.add_argument("--host", required=True)
     cl.add_argument("--port", type=int, required=True)

@@ -64,6 +64,11 @@ nothing_loaded() {
 	[[ ! -e /sys/fs/bpf/mltcp ]] && ! cc_avail mltcp && ! cc_avail mltcp_cubic
 }
 pyeval() { $PY -c "$@"; }
+kernel_at_least() { # MAJOR MINOR
+	local maj min
+	IFS=. read -r maj min _ < /proc/sys/kernel/osrelease
+	((maj > $1 || (maj == $1 && ${min%%[^0-9]*} >= $2)))
+}
 
 BG_PIDS=()
 cleanup() {
@@ -122,7 +127,11 @@ test_select() {
 	check "load (all variants)" "$CTL" load
 	check "mltcp in tcp_available_congestion_control" cc_avail mltcp
 	check "mltcp_cubic in tcp_available_congestion_control" cc_avail mltcp_cubic
-	check "status shows struct_ops links" grep -q "struct_ops links" <("$CTL" status)
+	if kernel_at_least 6 4; then
+		check "status shows struct_ops links (kernel >= 6.4)" grep -q "struct_ops links" <("$CTL" status)
+	else
+		check "status shows plain registration (kernel < 6.4)" grep -q "plain registration" <("$CTL" status)
+	fi
 	for cc in mltcp mltcp_cubic; do
 		next_port
 		server - $PORT "$WORK/srv.json" --bind 127.0.0.1 --cc $cc
@@ -299,6 +308,22 @@ test_iterations() {
 		check "$cc hints: $((K - 1)) hinted iterations of 1500000 B, gain = F" \
 			check_phases "$WORK/iter.json" $K 1500000 hint 1536 256
 	done
+	# A slow reader closes the window; the sender pauses with data queued:
+	# not an idle gap, so no iteration (and a neutral gain).
+	check "set idle_min_us=2000 idle_max_us=50000 (defaults)" "$CTL" set idle_min_us=2000 idle_max_us=50000
+	next_port
+	server - $PORT "$WORK/srv.json" --bind 127.0.0.1 --stall-every 4000000 --stall-ms 100
+	$PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --cc mltcp --bulk 24000000 > "$WORK/slow.json"
+	wait_file "$WORK/srv.json"
+	check "receive-window stalls of a slow reader are no iteration boundaries" \
+		$PY - "$WORK/slow.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["stats"]
+print("%.2f s for %d B (reader stalls 100 ms per 4 MB); iterations %s, gains %s" % (
+    d["seconds"], d["sent"], sorted({s["iterations"] for s in st}), sorted({s["gain"] for s in st})))
+sys.exit(0 if st and d["seconds"] > 0.4 and all(s["iterations"] == 0 and s["gain"] == 1.0 for s in st) else 1)
+EOF2
 	check "stats entries removed when sockets close" bash -c "sleep 0.2; '$CTL' stats --json | grep -q '\"flows\": \[\]'"
 	check "unload" "$CTL" unload
 }
@@ -360,7 +385,10 @@ gains = sorted({s["gain"] for s in st})
 iters = max(s["iterations"] for s in st) if st else -1
 print("cwnd samples %d, min %d max %d, cuts %d, growth steps %d; stats samples %d gains %s iterations %d"
       % (len(w), min(w), max(w), cuts, grow, len(st), gains, iters))
-ok = cuts >= 2 and grow >= 3 * cuts and st and gains == [1.0] and iters == 0 \
+# A scheduler stall of the sending thread longer than the 8 MB send buffer
+# takes to drain (~0.3 s) is a real idle gap: on a loaded machine it may end
+# one "iteration".  The property under test is that the gain stays neutral.
+ok = cuts >= 2 and grow >= 3 * cuts and st and gains == [1.0] and iters <= 1 \
      and all(s["bytes_ratio"] is None for s in st)
 sys.exit(0 if ok else 1)
 EOF2
@@ -382,12 +410,9 @@ print("climb %s: %.0f seg/s, %s: %.0f seg/s (x%.2f); %.2f s vs %.2f s"
       % (a["cc"], climb(a), b["cc"], climb(b), climb(a) / climb(b), a["seconds"], b["seconds"]))
 sys.exit(0 if 0.5 <= climb(a) / climb(b) <= 1.8 else 1)
 EOF2
-		# KNOWN ISSUE (reported to the core's owner): for mltcp_cubic the
-		# core's scaling of ca->cnt does not change the climb, because cwnd
-		# tracks CUBIC's time-based target, whose speed F does not touch.
-		# The measured ratio is printed, not asserted; only F itself is.
+		# F scales Reno's additive increase and CUBIC's clock: F = 4 must
+		# climb at least twice as fast as F = 1 for both.
 		local want=">=2"
-		[[ $cc == mltcp_cubic ]] && want="report"
 		check "set slope=0 intercept=4096 (F = 4 at any ratio)" "$CTL" set slope=0 intercept=4096
 		bulk_run $cc "$WORK/bulkF.json" --hint-bytes 1000000000000 --pydir "$PYDIR"
 		check "$cc: gain F = 4 (hinted) applies; climb vs F = 1 $want" \
@@ -405,10 +430,6 @@ gains = sorted({s["gain"] for s in b["stats"]})
 x = climb(b) / climb(a)
 print("climb F=1: %.0f seg/s, F=%g: %.0f seg/s (x%.2f); F=%g run gains %s" % (
     climb(a), F, climb(b), x, F, gains))
-if want == "report":
-    print("climb F=1: %.0f seg/s, F=%g: %.0f seg/s (x%.2f, KNOWN ISSUE: not asserted); gains %s"
-          % (climb(a), F, climb(b), x, gains))
-    sys.exit(0 if gains == [F] else 1)
 sys.exit(0 if gains == [F] and x >= float(want[2:]) else 1)
 EOF2
 	done
@@ -476,13 +497,18 @@ test_badinput() {
 	check "hint for a socket using cubic -> EOPNOTSUPP" hint_probe EOPNOTSUPP cubic
 	check "hint for a socket using mltcp (root) -> accepted" hint_probe OK mltcp
 	expect_rc 1 "non-root mltcpctl status" setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" status
-	check "non-root hint without --hint-group -> EACCES" \
-		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY hint_probe EACCES mltcp"
+	# Before 6.5 the bpf() syscall itself refuses unprivileged users (EPERM)
+	# while kernel.unprivileged_bpf_disabled is set; from 6.5 the pin's
+	# file permissions decide (EACCES).
+	local denied=EACCES
+	kernel_at_least 6 5 || denied=EPERM
+	check "non-root hint without --hint-group -> $denied" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY hint_probe $denied mltcp"
 	check "unload" "$CTL" unload
 	local grp; grp=$(getent group 65534 | cut -d: -f1)
 	check "load --hint-group $grp" "$CTL" load --hint-group "$grp"
 	check "hint map is mode 0660 group $grp" test "$(stat -c '%a %g' /sys/fs/bpf/mltcp/hints)" = "660 65534"
-	if [[ $(uname -r | cut -d. -f1) -ge 7 || ( $(uname -r | cut -d. -f1) -eq 6 && $(uname -r | cut -d. -f2) -ge 5 ) ]]; then
+	if kernel_at_least 6 5; then
 		check "non-root member of $grp may hint (kernel >= 6.5)" \
 			setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY hint_probe OK mltcp"
 	fi

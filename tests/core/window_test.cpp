@@ -97,3 +97,41 @@ TEST(RenoCache, WFollowsCwndHintsAndDisable) {
   d.p.enabled = 1;
   EXPECT_EQ(mltcp_reno_ai_w_cached(&c, &d.it, &d.p, 101), 404u);
 }
+
+TEST(Cubic, FriendlyAcksScaleLikeReno) {
+  EXPECT_EQ(mltcp_cubic_friendly_acks(100, 1024), 100u);
+  EXPECT_EQ(mltcp_cubic_friendly_acks(100, 2048), 50u);
+  EXPECT_EQ(mltcp_cubic_friendly_acks(100, 256), 400u);
+  EXPECT_EQ(mltcp_cubic_friendly_acks(0, 4096), 1u);  // CUBIC divides by it
+}
+
+TEST(Cubic, EpochScaleAdvancesTheCurveByFTimesDt) {
+  uint16_t carry = 0;
+  // F = 2: the curve advances 2000 us over 1000 us: epoch 1000 us earlier.
+  EXPECT_EQ(mltcp_cubic_epoch_scale(50000, 60000, 1000, 2048, &carry), 49000u);
+  EXPECT_EQ(carry, 0u);
+  // F = 0.25: 250 us of curve per 1000 us: epoch 750 us later.
+  EXPECT_EQ(mltcp_cubic_epoch_scale(50000, 60000, 1000, 256, &carry), 50750u);
+  // F = 1: unchanged.
+  EXPECT_EQ(mltcp_cubic_epoch_scale(50000, 60000, 1000, 1024, &carry), 50000u);
+  // Never past now: t = now - epoch never goes negative.
+  EXPECT_EQ(mltcp_cubic_epoch_scale(59900, 60000, 1000, 64, &carry), 60000u);
+  // Wraps like the kernel's u32 clocks.
+  EXPECT_EQ(mltcp_cubic_epoch_scale(100, 2000, 1000, 3072, &carry), 0xffffffffu - 1899);
+}
+
+TEST(Cubic, EpochScaleCarriesFractionsOfACoarseClock) {
+  // jiffies: one tick per evaluation, F = 1.75 → 0.75 tick per tick.
+  uint16_t carry = 0;
+  uint32_t epoch = 1000, now = 2000;
+  for (int i = 0; i < 4; i++) epoch = mltcp_cubic_epoch_scale(epoch, ++now, 1, 1792, &carry);
+  EXPECT_EQ(epoch, 1000u - 3);  // 0.75 x 4 = 3 ticks, none lost
+  EXPECT_EQ(carry, 0u);
+  // Over a long run the curve time is F x real time within one tick.
+  epoch = 1000;
+  now = 2000;
+  for (int i = 0; i < 1000; i++) epoch = mltcp_cubic_epoch_scale(epoch, ++now, 1, 1300, &carry);
+  const uint32_t curve_time = now - epoch;           // t at the end
+  const double expected = 1000 + 1000 * 1300.0 / 1024;  // 1000 + 1269.5
+  EXPECT_NEAR(curve_time, expected, 1.0);
+}

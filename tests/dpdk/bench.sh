@@ -8,7 +8,7 @@
 #      namespaces (the kernel's defaults: TSO/GSO/GRO on, MTU 1500)
 #   2. goodput over net_af_xdp on that same veth pair (MTU 1500)
 #   3. 64 B request/response latency (median, p99) over net_af_xdp vs kernel
-#      TCP (TCP_NODELAY) on that veth pair
+#      TCP (TCP_NODELAY) on that veth pair, and over net_memif
 #   4. congestion-control cost per packet per mode vs reno (dpdk_cc_bench)
 # Ends with RESULT lines.  usage: bench.sh CMAKE_BUILD_DIR   (as root)
 set -euo pipefail
@@ -86,6 +86,17 @@ ip netns exec $NS_A "$BIN" ping --local-ip 10.78.1.1 --peer-ip 10.78.1.2 --port 
 wait "${PIDS[-1]}" || true
 quiet "$LOG/ping"
 
+echo "== 3b. 64 B request/response over net_memif (no kernel in the path)"
+"$BIN" pong --local-ip 10.78.1.2 -- $EAL --file-prefix=$TAG-rx \
+	--vdev=net_memif0,role=server,socket=/run/$TAG-p.sock >"$LOG/mpong" 2>&1 &
+PIDS+=($!)
+sleep 1.5
+"$BIN" ping --local-ip 10.78.1.1 --peer-ip 10.78.1.2 --count 20000 --size 64 -- $EAL \
+	--file-prefix=$TAG-tx --vdev=net_memif0,role=client,socket=/run/$TAG-p.sock >"$LOG/mping" 2>&1 ||
+	{ quiet "$LOG/mping"; exit 1; }
+wait "${PIDS[-1]}" || true
+quiet "$LOG/mping"
+
 echo "== 4. congestion-control cost per packet"
 "$CCB" | tee "$LOG/cc"
 
@@ -94,5 +105,6 @@ echo "RESULT memif_gbps=$MEMIF kernel_tcp_cubic_veth_gbps=$TCP ratio=$(ratio "$M
 echo "RESULT af_xdp_gbps=$AFXDP kernel_tcp_cubic_veth_gbps=$TCP ratio=$(ratio "$AFXDP" "$TCP")"
 echo "RESULT latency_64B af_xdp_median_us=$(field median_us "$LOG/ping") af_xdp_p99_us=$(field p99_us "$LOG/ping")" \
      "kernel_tcp_median_us=$(field median_us "$LOG/tcpping") kernel_tcp_p99_us=$(field p99_us "$LOG/tcpping")"
+echo "RESULT latency_64B memif_median_us=$(field median_us "$LOG/mping") memif_p99_us=$(field p99_us "$LOG/mping")"
 awk '/^CC-COST/ { split($2, m, "="); split($3, n, "="); split($4, r, "=");
 	printf "RESULT cc_cost mode=%s ns_per_pkt=%s ratio_vs_reno=%s\n", m[2], n[2], r[2] }' "$LOG/cc"

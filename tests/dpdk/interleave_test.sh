@@ -15,7 +15,9 @@
 #
 # usage: interleave_test.sh CMAKE_BUILD_DIR [cc ...]      (as root)
 # env:   MLTCP_DPDK_ITERS (80), MLTCP_DPDK_WARMUP (60), MLTCP_DPDK_CHECK=1 to
-#        fail unless each MLTCP mode interleaves (see below).
+#        fail unless each MLTCP mode interleaves (see below);
+#        MLTCP_DPDK_REQUIRE_MARKS=1 to fail unless the dcqcn modes' packets were
+#        CE-marked and answered with CNPs (the functional run in make check).
 set -euo pipefail
 BUILD=${1:?usage: interleave_test.sh CMAKE_BUILD_DIR [cc ...]}
 shift
@@ -93,6 +95,13 @@ run() {
 	PIDS=()
 	rm -rf /var/run/dpdk/$TAG-*
 	grep "bottleneck enq" "$s-switch.log" | sed "s/^mltcp-dpdk-switch: /  $name: /"
+	# Functional check of the ECN path: the switch marked, receivers
+	# returned CNPs, senders received them.
+	if [ "${MLTCP_DPDK_REQUIRE_MARKS:-0}" = 1 ] && [[ $cc == *dcqcn ]] && [ "$n" = 2 ]; then
+		grep -q "marked=[1-9]" "$s-switch.log" || { echo "FAIL $name: switch marked nothing"; ok=1; }
+		grep -q "cnp_rx=[1-9]" "$s-job1.log" "$s-job2.log" ||
+			{ echo "FAIL $name: no CNP reached a sender"; ok=1; }
+	fi
 	return $ok
 }
 

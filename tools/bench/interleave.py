@@ -19,8 +19,8 @@ Definitions (docs/evaluation.md):
                overlap < 10%: three consecutive iterations without contention.
 
 Must run as root with /usr/bin/python3 (matplotlib is Debian's).  Holds the
-host lock /run/lock/mltcp-host.lock while it loads MLTCP's BPF congestion
-controls; the testbed, mltcpctl load/unload and every process it starts are
+host lock /run/lock/mltcp-host.lock for the whole session (MLTCP's BPF
+congestion controls are host-wide, the testbed's names fixed); the testbed, mltcpctl load/unload and every process it starts are
 undone in `finally`, also on SIGINT/SIGTERM.
 """
 import argparse
@@ -286,7 +286,7 @@ def interleaved_at(rows_by_job, overlaps):
     return None
 
 
-def analyse(mix, cc, rows_by_job, iso, warmup, rundir, bulk_iso_rate):
+def analyse(mix, cc, rows_by_job, iso, warmup, rundir, bulk_iso_rate, bulk_seconds):
     ml = {j: rows for j, rows in rows_by_job.items() if rows}
     overlaps = phase_overlaps(ml)
     per_job = {}
@@ -327,18 +327,21 @@ def analyse(mix, cc, rows_by_job, iso, warmup, rundir, bulk_iso_rate):
             res["p99_ratio_after"] = max(v[1] for v in after.values())
     bulk_jobs = [j for j, p in MIXES[mix][1] if p == "bulk"]
     if bulk_jobs and bulk_iso_rate:
-        res["bulk_share"] = bulk_share(rundir, bulk_jobs[0], ml, bulk_iso_rate.get(cc))
+        res["bulk_share"] = bulk_share(rundir, bulk_jobs[0], ml, bulk_iso_rate.get(cc),
+                                       bulk_seconds)
     return res
 
 
-def bulk_share(rundir, bulk_job, ml_rows, iso_rate):
+def bulk_share(rundir, bulk_job, ml_rows, iso_rate, bulk_seconds):
     """Bulk flow's rate while an ML job communicates, over its fair share
-    (half of what it gets alone)."""
+    (half of what it gets alone); only while the bulk flow runs."""
     bins = dict(read_bins(os.path.join(rundir, "rx-%s.csv" % bulk_job)))
     phases = [(r["comm_start_us"], r["comm_end_us"]) for rows in ml_rows.values()
               for r in rows]
     got, n = 0, 0
     for t, b in bins.items():
+        if t + BIN_US > bulk_seconds * 1e6:
+            continue
         if any(s <= t and t + BIN_US <= e for s, e in phases):
             got += b
             n += 1
@@ -486,15 +489,21 @@ def main():
                                  epilog="Mixes: " + " ".join(MIXES))
     ap.add_argument("--emu", default="", help="mltcp-emu binary")
     ap.add_argument("--mltcpctl", default="", help="mltcpctl binary (to load mltcp)")
-    ap.add_argument("--profiles", default=os.path.join(ROOT, "profiles", "jobs.prof"))
+    ap.add_argument("--profiles", default=os.path.join(ROOT, "profiles", "jobs.prof"),
+                    help="profile file (default profiles/jobs.prof)")
     ap.add_argument("--out", required=True, help="output directory")
-    ap.add_argument("--mixes", default=" ".join(DEFAULT_MIXES))
-    ap.add_argument("--ccs", default="reno cubic mltcp mltcp_cubic")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--iterations", type=int, default=30)
-    ap.add_argument("--iso-iterations", type=int, default=12)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--bulk-seconds", type=int, default=8)
+    ap.add_argument("--mixes", default=" ".join(DEFAULT_MIXES), help="space-separated mixes")
+    ap.add_argument("--ccs", default="reno cubic mltcp mltcp_cubic",
+                    help="space-separated congestion controls")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions of every mix x cc")
+    ap.add_argument("--iterations", type=int, default=30, help="iterations per job and run")
+    ap.add_argument("--iso-iterations", type=int, default=12,
+                    help="iterations of each profile alone (isolated baseline)")
+    ap.add_argument("--warmup", type=int, default=5,
+                    help="first iterations left out of the ratios")
+    ap.add_argument("--bulk-seconds", type=int, default=0,
+                    help="bulk flow duration (default: 0.4 s per iteration + 1 s, longer "
+                         "than the ML jobs it competes with)")
     ap.add_argument("--hints", action="store_true", help="mltcp jobs announce iterations")
     ap.add_argument("--testbed", default="",
                     help="extra options for mltcp-testbed up, e.g. '--limit 64kb'")
@@ -511,6 +520,8 @@ def main():
 
     if not args.emu:
         die("--emu is required (path of mltcp-emu)", 2)
+    if args.bulk_seconds <= 0:
+        args.bulk_seconds = int(0.4 * args.iterations) + 1
     if os.geteuid() != 0:
         die("must run as root (network namespaces, qdiscs, BPF); try: sudo make bench-interleave", 2)
     mixes, ccs = args.mixes.split(), args.ccs.split()
@@ -534,15 +545,17 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     need_mltcp = any(c in BASE_OF for c in ccs)
-    lock = None
     mltcp = Mltcp(args.mltcpctl, args.param)
+    lock = None
     results = []
     t_start = time.time()
     try:
+        # Always: MLTCP's registration is host-wide, and the testbed's
+        # namespace names are fixed, so two sessions must not overlap.
+        lock = open(HOST_LOCK, "w")
+        log("waiting for the host lock %s ..." % HOST_LOCK)
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if need_mltcp:
-            lock = open(HOST_LOCK, "w")
-            log("waiting for the host lock %s ..." % HOST_LOCK)
-            fcntl.flock(lock, fcntl.LOCK_EX)
             mltcp.ensure()
         njobs = max(len(MIXES[m][1]) for m in mixes)
         log(run([TESTBED, "up", "--senders", str(njobs)] + args.testbed.split()).stdout.strip())
@@ -553,7 +566,8 @@ def main():
                 for cc in ccs:
                     rundir = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep + 1))
                     rows = run_jobs(args, rundir, MIXES[mix][1], cc, args.iterations)
-                    res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate)
+                    res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate,
+                                  args.bulk_seconds)
                     res["rep"] = rep + 1
                     res["dir"] = rundir
                     results.append(res)
@@ -616,7 +630,7 @@ def report(session):
                 if os.path.exists(os.path.join(old["dir"], name + ".csv")) else []
                 for name, _ in MIXES[old["mix"]][1]}
         res = analyse(old["mix"], old["cc"], rows, iso, a["warmup"], old["dir"],
-                      summary["bulk_isolated_Bps"])
+                      summary["bulk_isolated_Bps"], a["bulk_seconds"])
         res.update(rep=old["rep"], dir=old["dir"])
         runs.append(res)
     table = summarise(runs, ccs, mixes)

@@ -3,6 +3,7 @@
 
   plots/timeline-<mix>-<cc>-r<rep>.png|svg  per run: communication phases per
       job over time, per-job received throughput, iteration time / isolated
+  plots/overview.png|svg  all mixes: median mean ratio per congestion control
   plots/compare-<mix>.png|svg  per mix: median mean and p99 ratio per
       congestion control, with the spread over repetitions
 
@@ -99,6 +100,31 @@ def compare(mix, runs, ccs, out_base):
     plt.close(fig)
 
 
+def overview(runs, ccs, out_base):
+    """All mixes side by side: median mean ratio per congestion control."""
+    mixes = list(dict.fromkeys(r["mix"] for r in runs))
+    fig, ax = plt.subplots(figsize=(12, 4.2))
+    width = 0.8 / max(1, len(ccs))
+    for k, cc in enumerate(ccs):
+        meds = []
+        for mix in mixes:
+            v = sorted(r["mean_ratio"] for r in runs if r["mix"] == mix and r["cc"] == cc)
+            meds.append(v[len(v) // 2] if len(v) % 2 else
+                        (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2 if v else 0)
+        ax.bar([i + (k - (len(ccs) - 1) / 2) * width for i in range(len(mixes))], meds, width,
+               label=cc, color=COLORS[k % len(COLORS)])
+    ax.axhline(1.0, color="black", lw=0.8, ls="--")
+    ax.set_xticks(range(len(mixes)))
+    ax.set_xticklabels(mixes)
+    ax.set_ylabel("mean iteration time / isolated\n(median over repetitions)")
+    ax.set_ylim(0.8, None)
+    ax.legend(ncol=len(ccs), fontsize=8)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(out_base + "." + ext, dpi=90)
+    plt.close(fig)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -111,6 +137,8 @@ def main():
     ccs = summary["args"]["ccs"].split()
     for r in runs:
         timeline(r, os.path.join(out, "timeline-%s-%s-r%d" % (r["mix"], r["cc"], r["rep"])))
+    overview(runs, [c for c in ccs if any(r["cc"] == c for r in runs)],
+             os.path.join(out, "overview"))
     for mix in dict.fromkeys(r["mix"] for r in runs):
         mr = [r for r in runs if r["mix"] == mix]
         compare(mix, mr, [c for c in ccs if any(r["cc"] == c for r in mr)],

@@ -436,7 +436,7 @@ void register_variant(struct bpf_map *ops, const Variant &v, bool link_mode)
 	close(fd);
 }
 
-struct mltcp_bpf *open_and_load(bool link_mode, const std::vector<Variant> &)
+struct mltcp_bpf *open_and_load(bool link_mode)
 {
 	struct mltcp_bpf *skel = mltcp_bpf__open();
 	if (!skel)
@@ -505,12 +505,13 @@ int cmd_load(const std::vector<std::string> &args)
 	// MLTCP_FORCE_PLAIN=1 exercises the pre-6.4 path on a newer kernel (tests).
 	bool force_plain = getenv("MLTCP_FORCE_PLAIN") && !strcmp(getenv("MLTCP_FORCE_PLAIN"), "1");
 	bool link_mode = true;
-	libbpf_set_print([](enum libbpf_print_level, const char *, va_list) { return 0; });
-	struct mltcp_bpf *skel = force_plain ? nullptr : open_and_load(true, vs);
+	libbpf_print_fn_t default_print =
+		libbpf_set_print([](enum libbpf_print_level, const char *, va_list) { return 0; });
+	struct mltcp_bpf *skel = force_plain ? nullptr : open_and_load(true);
 	if (!skel) {
 		link_mode = false;
-		libbpf_set_print(nullptr);	// second try: show libbpf's log
-		skel = open_and_load(false, vs);
+		libbpf_set_print(default_print);	// second try: show libbpf's log
+		skel = open_and_load(false);
 		if (!skel)
 			fail(kRuntime, "loading the BPF programs failed: %s (libbpf's log above)",
 			     errstr(errno).c_str());

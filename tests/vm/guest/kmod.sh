@@ -165,11 +165,11 @@ iter() {
 	PORT=$((PORT + 1))
 	$B "$VMTOOL" server --port $PORT --count 1 >/tmp/mltcp-isrv 2>&1 &
 	spid=$!
-	sleep 0.3
+	wait_listening /tmp/mltcp-isrv
 	$A "$VMTOOL" client --host 10.77.0.2 --port $PORT --bytes $ITER_BYTES \
 		--iters 8 --gap-ms 100 --cc "$1" --hold-ms 1500 >/tmp/mltcp-icli 2>&1 &
 	cpid=$!
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 300); do
 		grep -q '^CLIENT-HOLDING' /tmp/mltcp-icli && break
 		sleep 0.1
 	done
@@ -201,13 +201,13 @@ run_check param-slope-takes-effect t_iter_slope
 # --- rmmod refused while in use, works after, reload works ----------------
 t_rmmod() {
 	PORT=$((PORT + 1))
-	$B "$VMTOOL" server --port $PORT --count 1 >/dev/null 2>&1 &
+	$B "$VMTOOL" server --port $PORT --count 1 >/tmp/mltcp-rsrv 2>&1 &
 	spid=$!
-	sleep 0.3
+	wait_listening /tmp/mltcp-rsrv
 	$A "$VMTOOL" client --host 10.77.0.2 --port $PORT --bytes 100000 --cc mltcp \
 		--hold-ms 2000 >/tmp/mltcp-rcli 2>&1 &
 	cpid=$!
-	for _ in $(seq 1 50); do grep -q '^CLIENT-HOLDING' /tmp/mltcp-rcli && break; sleep 0.1; done
+	for _ in $(seq 1 200); do grep -q '^CLIENT-HOLDING' /tmp/mltcp-rcli && break; sleep 0.1; done
 	if rmmod tcp_mltcp 2>/dev/null; then echo "rmmod succeeded with a socket open"; return 1; fi
 	loaded || return 1
 	wait $cpid; wait $spid

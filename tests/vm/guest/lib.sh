@@ -102,6 +102,15 @@ net_up() {
 	$A ping -c 1 -W 5 10.77.0.2 >/dev/null
 }
 
+# wait_listening FILE: until a server started with output to FILE listens.
+wait_listening() {
+	for _ in $(seq 1 100); do
+		grep -q listening "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # transfer PORT CLIENT_ARGS...: server in mltcp-b, client in mltcp-a; prints
 # the client's line then the server's line.
 transfer() {
@@ -109,10 +118,7 @@ transfer() {
 	shift
 	$B "$VMTOOL" server --port "$port" --count 1 >"$srv" 2>&1 &
 	pid=$!
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		grep -q listening "$srv" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_listening "$srv"
 	$A "$VMTOOL" client --host 10.77.0.2 --port "$port" "$@" | grep -v '^CLIENT-HOLDING'
 	wait "$pid"
 	grep '^SERVER bytes' "$srv"

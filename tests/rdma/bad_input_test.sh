@@ -1,0 +1,39 @@
+#!/bin/bash
+# bad_input_test.sh - mltcp-rdma on a host without an RDMA device (this
+# one; the guest tests cover device-present errors): every command fails
+# fast with a clear message and the documented exit status, never hangs.
+#   usage: bad_input_test.sh BUILD/rdma/mltcp-rdma
+set -u -o pipefail
+R=${1:?usage: $0 path/to/mltcp-rdma}
+fails=0
+# expect NAME RC PATTERN CMD...: exit status RC, output matching PATTERN,
+# within 10 s.
+expect() {
+	local name=$1 rc=$2 pat=$3 out got
+	shift 3
+	out=$(timeout 10 "$@" 2>&1); got=$?
+	if [ "$got" = "$rc" ] && grep -q -- "$pat" <<<"$out"; then
+		echo "PASS $name"
+	else
+		echo "FAIL $name: rc=$got (want $rc), output: $out"
+		fails=$((fails + 1))
+	fi
+}
+if "$R" devices >/dev/null 2>&1; then
+	echo "SKIP: this host has an RDMA device; the no-device cases need a host without one"
+	exit 0
+fi
+expect no-device-list 3 "no RDMA device found" "$R" devices
+expect no-device-client 3 "no RDMA device found" "$R" client --host 10.0.0.1 --bytes 1000 --control dcqcn
+expect no-device-server 3 "no RDMA device found" "$R" server --bind 127.0.0.1
+expect usage-no-command 2 "usage:" "$R"
+expect usage-bad-command 2 "unknown command 'foo'" "$R" foo
+expect usage-no-host 2 "client needs --host" "$R" client --bytes 10
+expect usage-no-size 2 "either --bytes N or --iterations" "$R" client --host 1.2.3.4
+expect usage-bad-control 2 "use fixed, dcqcn or mltcp_dcqcn" "$R" client --host 1.2.3.4 --bytes 8 --control cubic
+expect usage-fixed-no-rate 2 "needs --rate-mbps" "$R" client --host 1.2.3.4 --bytes 8
+expect usage-bad-number 2 "is not an integer" "$R" client --host 1.2.3.4 --bytes 8x
+expect usage-msg-align 2 "multiple of 8" "$R" server --msg 100
+expect help 0 "Exit status" "$R" --help
+[ $fails = 0 ] && echo "bad input: all passed"
+exit $((fails > 0))

@@ -1,0 +1,83 @@
+# interleave.sh - two emulated training jobs over soft-RoCE sharing one
+# ECN-marking bottleneck (htb + red ecn), each paced by the core's DCQCN
+# reaction point fed by real CNPs; once with dcqcn, once with mltcp_dcqcn.
+# Prints per-control figures; with CHECK=1 applies the pass bounds.
+#   env: ITERS (iterations per job), ITER_BYTES, COMPUTE_MS, RATE (bottleneck)
+. /mltcp/rdma_lib.sh
+ITERS=${ITERS:-24}
+WARMUP=${WARMUP:-6}
+ITER_BYTES=${ITER_BYTES:-120000}
+COMPUTE_MS=${COMPUTE_MS:-250}
+RATE=${RATE:-8mbit}
+LINE_MBPS=${LINE_MBPS:-16}
+CHECK=${CHECK:-0}
+
+trap 'observers_down; rdma_net_down' EXIT
+rdma_modules && rdma_net_up && observers_up && bottleneck $RATE 6000 30000 || {
+	vm_result rdma-interleave-setup fail
+	exit 0
+}
+
+# job CONTROL NAME PORT OFFSET_MS [START_S]: one emulated job (server +
+# client); with START_S the job begins at that second (epoch), after both
+# jobs connected: a CM request queued behind the other job's traffic can be
+# lost and is retried only after seconds.
+job() {
+	$R server --bind $B_IP --port "$3" --idle-timeout 30 --ce-map $RX/ce_count \
+		>$LOG/srv-$2 2>&1 &
+	for _ in $(seq 1 100); do grep -q listening $LOG/srv-$2 && break; sleep 0.05; done
+	$R client --src $A_IP --host $B_IP --port "$3" --control "$1" --line-mbps $LINE_MBPS \
+		--cnp-map $TX/cnp_count --hints --iterations $ITERS --iter-bytes $ITER_BYTES \
+		--compute-ms $COMPUTE_MS --offset-ms "$4" --job "$2" --csv $LOG/$2.csv \
+		--t0-us 1 ${5:+--start-us ${5}000000} ${CLIENT_ARGS:-} >$LOG/cli-$2 2>&1
+}
+
+# mean iteration time (ms) after the warm-up, from a CSV
+mean_iter() {
+	awk -F, -v w=$WARMUP 'NR > 1 && $2 >= w { s += $7 - $4; n++ } END { printf "%.1f", n ? s / n / 1000 : 0 }' "$1"
+}
+# fraction of job A's communication time (after warm-up) overlapped by B's
+overlap() {
+	awk -F, -v w=$WARMUP '
+		FNR == 1 { f++; next }
+		f == 1 && $2 >= w { n++; as[n] = $5; ae[n] = $6 }
+		f == 2 { m++; bs[m] = $5; be[m] = $6 }
+		END {
+			for (i = 1; i <= n; i++) {
+				tot += ae[i] - as[i]
+				for (j = 1; j <= m; j++) {
+					s = as[i] > bs[j] ? as[i] : bs[j]
+					e = ae[i] < be[j] ? ae[i] : be[j]
+					if (e > s) ov += e - s
+				}
+			}
+			printf "%.2f", tot ? ov / tot : 0
+		}' "$1" "$2"
+}
+
+# Isolated: one job alone on the bottleneck (dcqcn), the reference time.
+[ -n "${SKIP_ISO:-}" ] || job dcqcn iso 7480 0 || { vm_result rdma-interleave-isolated fail; cat $LOG/cli-iso $LOG/srv-iso; exit 0; }
+ISO=$(mean_iter $LOG/iso.csv 2>/dev/null); ISO=${ISO:-1}
+vm_result rdma-interleave-isolated pass "mean_iter_ms=$ISO"
+
+for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
+	start=$(( $(date +%s) + 3 ))
+	job $cc ${cc}-a 7481 0 $start &
+	pa=$!
+	job $cc ${cc}-b 7482 40 $start &
+	pb=$!
+	wait $pa; ra=$?
+	wait $pb; rb=$?
+	if [ $ra != 0 ] || [ $rb != 0 ]; then
+		vm_result rdma-interleave-$cc fail "jobs failed"
+		cat $LOG/cli-${cc}-a $LOG/cli-${cc}-b | sed 's/^/#   /'
+		continue
+	fi
+	ma=$(mean_iter $LOG/${cc}-a.csv); mb=$(mean_iter $LOG/${cc}-b.csv)
+	ratio=$(awk -v a=$ma -v b=$mb -v i=$ISO 'BEGIN { printf "%.3f", (a + b) / 2 / i }')
+	ov=$(awk -v x=$(overlap $LOG/${cc}-a.csv $LOG/${cc}-b.csv) -v y=$(overlap $LOG/${cc}-b.csv $LOG/${cc}-a.csv) 'BEGIN { printf "%.2f", (x + y) / 2 }')
+	cnps=$(( $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-a)") + $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-b)") ))
+	eval "RATIO_$cc=$ratio; OVERLAP_$cc=$ov"
+	echo "RESULT-RDMA control=$cc mean_ratio=$ratio overlap=$ov mean_a_ms=$ma mean_b_ms=$mb iso_ms=$ISO cnps=$cnps"
+	vm_result rdma-interleave-$cc pass "mean_ratio=$ratio overlap=$ov cnps=$cnps"
+done
