@@ -21,6 +21,18 @@
  * the idle time since the last acked progress (MLTCP's own clock) instead of
  * since lsndtime (a jiffies stamp).
  *
+ * Window guard (mltcp_guard_*): on the host kernel (6.18.44-fc) a small
+ * fraction of struct_ops calls run no program: about 0.5% of the CA-state
+ * changes happen without .set_state, and a .ssthresh or .undo_cwnd call that
+ * runs no program hands TCP an uninitialised return value, in practice the
+ * low 32 bits of a kernel pointer (~1e8 segments).  At the end of recovery
+ * that value becomes snd_cwnd, the next iteration bursts into the bottleneck
+ * and losses, lost retransmissions and RTOs multiply (the same with a BPF
+ * Reno that only calls the kernel's tcp_reno_* kfuncs; the built-in reno
+ * never sees it).  Both variants therefore check snd_ssthresh and snd_cwnd in
+ * every per-ack hook and repair values no congestion control could have
+ * produced (mltcp_guard below).
+ *
  * Maps (pinned by mltcpctl under /sys/fs/bpf/mltcp/): config (runtime
  * parameters), hints (per-socket "an iteration of N bytes starts now"),
  * stats (per-flow counters, deleted in .release), state (mltcpctl's own).
@@ -115,6 +127,88 @@ static __always_inline const struct mltcp_params *mltcp_params_get(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&mltcp_config, &zero);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Window guard: repair an snd_ssthresh / snd_cwnd no algorithm produced.  */
+
+#define TCP_INFINITE_SSTHRESH	0x7fffffffU
+#define MLTCP_BETA_SCALE	1024U	/* ssthresh = cwnd * beta / 1024 */
+#define MLTCP_RENO_BETA		512U	/* tcp_reno_ssthresh: cwnd / 2 */
+#define MLTCP_MIN_SSTHRESH	2U
+/* Between two of our hooks a legitimate window at most doubles (slow start
+ * over one round of acks) plus a few segments; the corrupted values are
+ * pointer bits, millions of segments.  Before the high-water mark is known
+ * (first hook), anything up to this is taken as it is. */
+#define MLTCP_GUARD_SLACK	16U
+#define MLTCP_GUARD_FIRST_MAX	(1U << 20)
+
+/* Windows repaired since load (both variants), for tests and debugging. */
+volatile __u64 mltcp_guard_repairs;
+
+static __always_inline __u32 mltcp_guard_limit(__u32 high)
+{
+	return high ? high * 2 + MLTCP_GUARD_SLACK : MLTCP_GUARD_FIRST_MAX;
+}
+
+/* A value TCP itself can hold: ssthresh "infinite" or below the limit. */
+static __always_inline int mltcp_ssthresh_plausible(__u32 ssthresh, __u32 limit)
+{
+	return ssthresh == TCP_INFINITE_SSTHRESH || ssthresh <= limit;
+}
+
+static __always_inline __u32 mltcp_beta_of(__u32 cwnd, __u32 beta)
+{
+	__u32 v = (__u32)(((__u64)cwnd * beta) / MLTCP_BETA_SCALE);
+
+	return v > MLTCP_MIN_SSTHRESH ? v : MLTCP_MIN_SSTHRESH;
+}
+
+/*
+ * Called at the start of every hook that sees the window.  *high is the
+ * largest window seen by an earlier call (0: none yet).  A corrupted
+ * ssthresh is recomputed from the window at the start of the reduction
+ * (prior_cwnd) as the variant's own .ssthresh would have; a corrupted cwnd
+ * falls back to that ssthresh, as at the end of a reduction.  Returns 1 when
+ * ssthresh was repaired (the caller redoes its .ssthresh side effects).
+ */
+static __always_inline int mltcp_guard(struct sock *sk, __u32 *high, __u32 beta)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	__u32 cwnd = tp->snd_cwnd, ssthresh = tp->snd_ssthresh;
+	__u32 limit = mltcp_guard_limit(*high), base;
+	int ss_fixed = 0, cwnd_fixed = 0;
+
+	if (!mltcp_ssthresh_plausible(ssthresh, limit)) {
+		base = tp->prior_cwnd <= limit ? tp->prior_cwnd : *high;
+		if (cwnd <= limit && cwnd > base)
+			base = cwnd;
+		ssthresh = mltcp_beta_of(base, beta);
+		tp->snd_ssthresh = ssthresh;
+		ss_fixed = 1;
+	}
+	if (cwnd > limit) {
+		cwnd = ssthresh != TCP_INFINITE_SSTHRESH ? ssthresh
+							 : mltcp_beta_of(*high, beta);
+		tp->snd_cwnd = cwnd;
+		cwnd_fixed = 1;
+	}
+	if (ss_fixed || cwnd_fixed)
+		__sync_fetch_and_add(&mltcp_guard_repairs, 1);
+	if (cwnd > *high)
+		*high = cwnd;
+	if (ssthresh != TCP_INFINITE_SSTHRESH && ssthresh > *high)
+		*high = ssthresh;	/* e.g. a cached route metric at init */
+	return ss_fixed;
+}
+
+/* .undo_cwnd's result, never above what the guard accepts: prior_cwnd may
+ * have been taken from a corrupted window before the guard saw it. */
+static __always_inline __u32 mltcp_guard_undo(__u32 undo, __u32 high)
+{
+	__u32 limit = mltcp_guard_limit(high);
+
+	return undo <= limit ? undo : (high ? high : MLTCP_MIN_SSTHRESH);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -258,6 +352,7 @@ static __always_inline __u32 mltcp_current_gain(const struct mltcp_iter *it)
 struct mltcp_reno_ca {
 	struct mltcp_iter it;
 	struct mltcp_reno_cache cache;	/* core's per-ack fast path for w */
+	__u32 guard_high;		/* mltcp_guard's high-water window */
 };
 _Static_assert(sizeof(struct mltcp_reno_ca) <= ICSK_CA_PRIV_BYTES,
 	       "mltcp state must fit in inet_csk_ca()");
@@ -269,6 +364,8 @@ void BPF_PROG(mltcp_reno_init, struct sock *sk)
 
 	mltcp_track_init(sk, &ca->it);
 	mltcp_reno_cache_init(&ca->cache);
+	ca->guard_high = 0;
+	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 }
 
 SEC("struct_ops/mltcp_reno_cong_avoid")
@@ -279,6 +376,7 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	const struct mltcp_params *p;
 	__u32 w;
 
+	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 	if (!tcp_is_cwnd_limited(sk))
 		return;
 	if (tcp_in_slow_start(tp)) {
@@ -301,7 +399,9 @@ __u32 BPF_PROG(mltcp_reno_ssthresh, struct sock *sk)
 SEC("struct_ops/mltcp_reno_undo_cwnd")
 __u32 BPF_PROG(mltcp_reno_undo_cwnd, struct sock *sk)
 {
-	return tcp_reno_undo_cwnd(sk);
+	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
+
+	return mltcp_guard_undo(tcp_reno_undo_cwnd(sk), ca->guard_high);
 }
 
 SEC("struct_ops/mltcp_reno_cwnd_event")
@@ -309,6 +409,7 @@ void BPF_PROG(mltcp_reno_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
 
+	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 	if (ev == CA_EVENT_TX_START)
 		mltcp_track_tx_start(sk, &ca->it);
 }
@@ -318,6 +419,7 @@ void BPF_PROG(mltcp_reno_pkts_acked, struct sock *sk, const struct ack_sample *s
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
 
+	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 	mltcp_track_ack(sk, &ca->it, MLTCP_VARIANT_RENO);
 }
 
@@ -393,6 +495,7 @@ struct mltcp_bictcp {
 struct mltcp_cubic_ca {
 	struct mltcp_iter it;
 	struct mltcp_bictcp bic;
+	__u32 guard_high;		/* mltcp_guard's high-water window */
 };
 _Static_assert(sizeof(struct mltcp_cubic_ca) <= ICSK_CA_PRIV_BYTES,
 	       "mltcp_cubic state (core iteration + CUBIC) must fit in inet_csk_ca()");
@@ -581,6 +684,27 @@ tcp_friendliness:
 	 * caller applies F and the max(cnt, 2) (mltcp_cubic_cnt does both). */
 }
 
+/* What .ssthresh does to CUBIC's state at a loss with the window cwnd. */
+static __always_inline void bictcp_loss(struct mltcp_bictcp *ca, __u32 cwnd)
+{
+	ca->epoch_start = 0;	/* end of epoch */
+
+	/* Wmax and fast convergence */
+	if (cwnd < ca->last_max_cwnd)
+		ca->last_max_cwnd = (cwnd * (BICTCP_BETA_SCALE + CUBIC_BETA))
+				    / (2 * BICTCP_BETA_SCALE);
+	else
+		ca->last_max_cwnd = cwnd;
+}
+
+/* mltcp_guard for CUBIC: a repaired ssthresh also redoes .ssthresh's
+ * bookkeeping, which did not run either. */
+static __always_inline void mltcp_cubic_guard(struct sock *sk, struct mltcp_cubic_ca *ca)
+{
+	if (mltcp_guard(sk, &ca->guard_high, CUBIC_BETA))
+		bictcp_loss(&ca->bic, mltcp_min_u32(tcp_sk(sk)->prior_cwnd, ca->guard_high));
+}
+
 SEC("struct_ops/mltcp_cubic_init")
 void BPF_PROG(mltcp_cubic_init, struct sock *sk)
 {
@@ -589,6 +713,8 @@ void BPF_PROG(mltcp_cubic_init, struct sock *sk)
 	mltcp_track_init(sk, &ca->it);
 	bictcp_reset(&ca->bic);
 	bictcp_hystart_reset(sk, &ca->bic);
+	ca->guard_high = 0;
+	mltcp_cubic_guard(sk, ca);
 }
 
 SEC("struct_ops/mltcp_cubic_cwnd_event")
@@ -597,6 +723,7 @@ void BPF_PROG(mltcp_cubic_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 	__u32 now, idle;
 
+	mltcp_cubic_guard(sk, ca);
 	if (ev != CA_EVENT_TX_START)
 		return;
 	/* Application limited (idle) for a while: shift epoch_start to keep
@@ -619,6 +746,7 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 	__u32 gain;
 
+	mltcp_cubic_guard(sk, ca);
 	if (!tcp_is_cwnd_limited(sk))
 		return;
 	if (tcp_in_slow_start(tp)) {
@@ -641,15 +769,7 @@ __u32 BPF_PROG(mltcp_cubic_recalc_ssthresh, struct sock *sk)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 
-	ca->bic.epoch_start = 0;	/* end of epoch */
-
-	/* Wmax and fast convergence */
-	if (tp->snd_cwnd < ca->bic.last_max_cwnd)
-		ca->bic.last_max_cwnd = (tp->snd_cwnd * (BICTCP_BETA_SCALE + CUBIC_BETA))
-					/ (2 * BICTCP_BETA_SCALE);
-	else
-		ca->bic.last_max_cwnd = tp->snd_cwnd;
-
+	bictcp_loss(&ca->bic, tp->snd_cwnd);
 	return cubic_max((tp->snd_cwnd * CUBIC_BETA) / BICTCP_BETA_SCALE, 2U);
 }
 
@@ -713,6 +833,7 @@ void BPF_PROG(mltcp_cubic_acked, struct sock *sk, const struct ack_sample *sampl
 	const struct tcp_sock *tp = tcp_sk(sk);
 	__u32 delay;
 
+	mltcp_cubic_guard(sk, ca);
 	mltcp_track_ack(sk, &ca->it, MLTCP_VARIANT_CUBIC);
 
 	/* Some calls are for duplicates without timestamps */
@@ -736,7 +857,9 @@ void BPF_PROG(mltcp_cubic_acked, struct sock *sk, const struct ack_sample *sampl
 SEC("struct_ops/mltcp_cubic_undo_cwnd")
 __u32 BPF_PROG(mltcp_cubic_undo_cwnd, struct sock *sk)
 {
-	return tcp_reno_undo_cwnd(sk);
+	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
+
+	return mltcp_guard_undo(tcp_reno_undo_cwnd(sk), ca->guard_high);
 }
 
 SEC("struct_ops/mltcp_cubic_release")

@@ -2,7 +2,7 @@
 # cgroup sock_ops selector, libmltcp (hints) and mltcpctl.  Built by CMake
 # (bpf/, tools/mltcpctl/); tests run as root on the host kernel.
 #
-#   make check-bpf     host-kernel tests (~30 s; root; holds the host lock)
+#   make check-bpf     host-kernel tests (~45 s; root; holds the host lock)
 #   make check-bpf-vm  load/select/unload on Debian 12's 6.1 in the VM (~15 s)
 #   make bench-bpf     throughput and sender CPU/GB vs reno and cubic (~3 min)
 

@@ -49,6 +49,7 @@ constexpr uint32_t kBye = 0xffffffffu;
 constexpr uint64_t kSendFlag = 1ULL << 63;
 constexpr int64_t kMaxWaitNs = 2000000;	// recheck CNPs/disconnects every 2 ms
 constexpr uint64_t kReplyBytes = 24;
+constexpr uint64_t kBurstMsgs = 2;	// pacer bucket size, in messages
 
 struct Reply {
 	uint64_t iter, bytes, checksum;
@@ -124,6 +125,7 @@ struct Options {
 	uint64_t rai_mbps = 0, rhai_mbps = 0;	// 0: line/50, line/10
 	uint64_t min_mbps = 0;			// 0: line/100
 	uint32_t rate_timer_us = 1000, byte_counter = 0;
+	uint32_t fr_stages = MLTCP_DCQCN_DEF_FR_STAGES;
 	bool hints = false;
 	std::string cnp_map;		// pinned BPF map: QPN -> CNPs received
 	std::string ce_map;		// pinned BPF map: QPN -> CE marks (server)
@@ -151,7 +153,7 @@ int run_server(const Options &o)
 		raw.cnp_interval_us = o.cnp_interval_us;
 		ce.reset(new QpCounter(o.ce_map));
 		np.reset(new CnpSender(mltcp::DcqcnParams(raw), c->local_ip(), c->peer_ip(),
-				       c->remote_qpn()));
+				       c->remote_qpn(), ce->Read(c->qpn())));
 	}
 	// The notification point polls the CE counter at this period.
 	const int64_t poll_ns = np ? 500000 : 100000000;
@@ -195,7 +197,7 @@ int run_server(const Options &o)
 				       " device=%s qpn=%u ce=%" PRIu64 " cnps_sent=%" PRIu64
 				       " first_ce_us=%" PRIu64 " first_cnp_us=%" PRIu64 "\n",
 				       bytes, iters, sum.h, c->device().c_str(), c->qpn(),
-				       ce ? ce->Read(c->qpn()) : 0, np ? np->sent() : 0,
+				       np ? np->ce_seen() : 0, np ? np->sent() : 0,
 				       np ? np->first_ce_us() : 0, np ? np->first_cnp_us() : 0);
 				return kExitOk;
 			}
@@ -221,8 +223,11 @@ class Client {
 		for (uint32_t s = 0; s < c->cfg().depth; s++)
 			free_.push_back(s);
 		slot_len_.assign(c->cfg().depth, 0);
-		if (!o.cnp_map.empty())
+		if (!o.cnp_map.empty()) {
 			cnp_.reset(new QpCounter(o.cnp_map));
+			// QP numbers are reused: counts of an earlier QP are not ours.
+			cnps_seen_ = cnp_->Read(c->qpn());
+		}
 	}
 
 	// Sends `n` bytes and waits for the receiver's confirmation.
@@ -409,6 +414,7 @@ mltcp::DcqcnParams dcqcn_params(const Options &o)
 	raw.alpha_timer_us = o.rate_timer_us;
 	raw.byte_counter = o.byte_counter ? o.byte_counter : 256 * 1024;
 	raw.cnp_interval_us = 1000;
+	raw.fr_stages = o.fr_stages;
 	try {
 		return mltcp::DcqcnParams(raw);
 	} catch (const std::invalid_argument &e) {
@@ -435,7 +441,7 @@ int run_client(const Options &o)
 	// Two messages of burst: a pacing wake-up that comes late (timer slack,
 	// a busy CPU) is made up by the next post instead of lost.
 	QpControl ctl(mode, mltcp::Params(), dcqcn_params(o), o.rate_mbps * 1000000,
-		      2ULL * o.qp.msg_bytes, now_ns());
+		      kBurstMsgs * o.qp.msg_bytes, now_ns());
 	Client cl(o, c.get(), &ctl);
 	if (mode == Control::kFixed)
 		cl.TryHardwarePacing(o.rate_mbps * 1000000);
@@ -469,10 +475,14 @@ int run_client(const Options &o)
 	cl.Bye();
 	double secs = (cl.last_done_ns() - cl.first_post_ns()) / 1e9;
 	const QpStats &st = ctl.stats();
-	printf("CLIENT bytes=%" PRIu64 " seconds=%.4f rate_mbps=%.2f checksum=%016" PRIx64
+	// The bucket lets `burst` bytes go at once: the paced rate is the rest
+	// over the elapsed time (a token bucket sends at most burst + R * T).
+	const uint64_t burst = kBurstMsgs * o.qp.msg_bytes;
+	const double paced = secs > 0 && cl.sent() > burst ? (cl.sent() - burst) * 8 / secs / 1e6 : 0.0;
+	printf("CLIENT bytes=%" PRIu64 " seconds=%.4f rate_mbps=%.2f paced_mbps=%.2f checksum=%016" PRIx64
 	       " verified=yes control=%s pacing=%s cnps=%" PRIu64 " min_rate_mbps=%.2f"
 	       " iterations=%u hinted=%u device=%s qpn=%u first_cut_us=%" PRIu64 "\n",
-	       cl.sent(), secs, secs > 0 ? cl.sent() * 8 / secs / 1e6 : 0.0, cl.checksum(),
+	       cl.sent(), secs, secs > 0 ? cl.sent() * 8 / secs / 1e6 : 0.0, paced, cl.checksum(),
 	       ControlName(mode), cl.hw_paced() ? "hardware" : "software", st.cnps,
 	       st.min_rate_bps / 1e6, st.iterations, st.hinted, c->device().c_str(), c->qpn(),
 	       cl.first_cut_us());
@@ -540,6 +550,8 @@ void usage(FILE *f)
 	      "                      --min-mbps override them\n"
 	      "  --rate-timer-us N   DCQCN rate and alpha timers (default 1000)\n"
 	      "  --byte-counter N    DCQCN byte counter (default 262144)\n"
+	      "  --fr-stages N       DCQCN fast recovery stages (default 5); the MLTCP\n"
+	      "                      gain scales only the increases after them\n"
 	      "  --cnp-map PATH      pinned BPF map QPN -> CNPs received (from observe);\n"
 	      "                      feeds the reaction point\n"
 	      "\n"
@@ -566,7 +578,7 @@ Options parse(int argc, char **argv)
 	enum { O_SRC = 255, O_HOST = 256, O_BIND, O_PORT, O_DEV, O_BYTES, O_ITERS, O_IBYTES, O_COMPUTE, O_OFFSET,
 	       O_JOB, O_CSV, O_T0, O_HINTS, O_CONTROL, O_RATE, O_LINE, O_RAI, O_RHAI, O_MIN,
 	       O_RTIMER, O_BC, O_CNPMAP, O_MSG, O_DEPTH, O_TOS, O_IDLE, O_CEMAP, O_CNPINT,
-	       O_IFACE, O_PIN, O_DETACH, O_STATS, O_START };
+	       O_IFACE, O_PIN, O_DETACH, O_STATS, O_START, O_FR };
 	static const option lo[] = {
 		{"host", 1, nullptr, O_HOST}, {"src", 1, nullptr, O_SRC}, {"bind", 1, nullptr, O_BIND},
 		{"port", 1, nullptr, O_PORT}, {"dev", 1, nullptr, O_DEV},
@@ -584,7 +596,7 @@ Options parse(int argc, char **argv)
 		{"ce-map", 1, nullptr, O_CEMAP}, {"cnp-interval-us", 1, nullptr, O_CNPINT},
 		{"iface", 1, nullptr, O_IFACE}, {"pin", 1, nullptr, O_PIN},
 		{"detach", 0, nullptr, O_DETACH}, {"stats", 0, nullptr, O_STATS},
-		{"start-us", 1, nullptr, O_START},
+		{"start-us", 1, nullptr, O_START}, {"fr-stages", 1, nullptr, O_FR},
 		{"verbose", 0, nullptr, 'v'}, {"help", 0, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
 	optind = 2;
 	int ch;
@@ -626,6 +638,7 @@ Options parse(int argc, char **argv)
 		case O_CNPINT:
 			o.cnp_interval_us = (uint32_t)parse_u64("--cnp-interval-us", optarg, 0, 1000000);
 			break;
+		case O_FR: o.fr_stages = (uint32_t)parse_u64("--fr-stages", optarg, 0, 64); break;
 		case O_START: o.start_us = parse_u64("--start-us", optarg, 1, ~0ULL >> 1); break;
 		case O_IFACE: o.iface = optarg; break;
 		case O_PIN: o.pin_dir = optarg; break;

@@ -156,8 +156,8 @@ uint64_t QpCounter::Read(uint32_t qpn) const
 }
 
 CnpSender::CnpSender(const mltcp::DcqcnParams &p, uint32_t local_ip, uint32_t peer_ip,
-		     uint32_t peer_qpn)
-    : np_(p), peer_ip_(peer_ip), peer_qpn_(peer_qpn)
+		     uint32_t peer_qpn, uint64_t ce_base)
+    : np_(p), peer_ip_(peer_ip), peer_qpn_(peer_qpn), ce_base_(ce_base), ce_seen_(ce_base)
 {
 	fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd_ < 0)

@@ -33,12 +33,15 @@ class QpCounter {
 // 4791) out, at most one per cnp_interval_us (core/mltcp_dcqcn.h).
 class CnpSender {
  public:
+	// ce_base: the QP's CE count at connection time (QP numbers are reused;
+	// an earlier QP's marks are not this one's).
 	CnpSender(const mltcp::DcqcnParams &p, uint32_t local_ip, uint32_t peer_ip,
-		  uint32_t peer_qpn);
+		  uint32_t peer_qpn, uint64_t ce_base);
 	~CnpSender();
 	// ce_total: cumulative CE count of the local QP.  Returns CNPs sent now.
 	int OnCeCount(uint64_t ce_total, uint64_t now_us);
 	uint64_t sent() const { return sent_; }
+	uint64_t ce_seen() const { return ce_seen_ - ce_base_; }
 	uint64_t first_ce_us() const { return first_ce_us_; }
 	uint64_t first_cnp_us() const { return first_cnp_us_; }
 
@@ -46,7 +49,7 @@ class CnpSender {
 	mltcp::DcqcnReceiver np_;
 	int fd_ = -1;
 	uint32_t peer_ip_, peer_qpn_;
-	uint64_t ce_seen_ = 0, sent_ = 0, first_ce_us_ = 0, first_cnp_us_ = 0;
+	uint64_t ce_base_ = 0, ce_seen_ = 0, sent_ = 0, first_ce_us_ = 0, first_cnp_us_ = 0;
 };
 
 }  // namespace mltcp_rdma

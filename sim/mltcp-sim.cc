@@ -96,7 +96,7 @@ const char* kUsage =
     "                         (default " MLTCP_SIM_PROFILES ")\n"
     "                         bytes are for 200 Mbit/s and scaled to --link-gbps\n"
     "  --ring-workers K       leaf-spine: workers per job in a ring (default 2)\n"
-    "  --seed S               random seed (start offsets, jitter, TAG bytes; default 1)\n"
+    "  --seed S               random seed (start offsets, compute jitter, ECMP hash; default 1)\n"
     "  --iterations I         iterations per job (default 10)\n"
     "  --warmup W             iterations excluded from mean/p99 (default iterations/5)\n"
     "  --topology T           dumbbell|leafspine (default dumbbell)\n"

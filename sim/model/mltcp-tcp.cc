@@ -40,6 +40,12 @@ struct CubicUpdate {
 };
 template struct PrivateMember<CubicUpdate, &TcpCubic::Update>;
 
+struct CubicEpochStart {
+  using type = Time TcpCubic::*;
+  friend type Get(CubicEpochStart);
+};
+template struct PrivateMember<CubicEpochStart, &TcpCubic::m_epochStart>;
+
 // Linux srtt: EWMA with weight 1/8.
 constexpr uint32_t kSrttShift = 3;
 
@@ -224,10 +230,15 @@ void TcpMltcpCubic::CwndEvent(Ptr<TcpSocketState> tcb,
 }
 
 // Slow start is TcpCubic's own (HyStart included; F never scales it).  In
-// congestion avoidance this is TcpCubic::IncreaseWindow with cnt passed
-// through mltcp_cubic_cnt().  ns-3's Update() already applies max(cnt, 2);
-// the core's scaling clamps at 2 again, so the only difference from the
-// kernel order is for a raw cnt below 2, where both grow 1.5x per RTT at most.
+// congestion avoidance this is TcpCubic::IncreaseWindow with the two MLTCP
+// scalings of core/mltcp_window.h: CUBIC's clock advances F times as fast
+// (mltcp_cubic_epoch_scale moves the epoch start before the curve is
+// evaluated, in microseconds like the BPF port; ns-3 evaluates the curve on
+// every ack), and the cnt that TcpCubic::Update returns goes through
+// mltcp_cubic_cnt().  ns-3 3.37's CUBIC has no TCP-friendly region, so
+// mltcp_cubic_friendly_acks has nothing to scale.  ns-3's Update() already
+// applies max(cnt, 2); the core clamps at 2 again, so the only difference
+// from the kernel order is for a raw cnt below 2.
 void TcpMltcpCubic::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
   state_.Sync(tcb);
   if (tcb->m_cWnd < tcb->m_ssThresh) {
@@ -236,10 +247,23 @@ void TcpMltcpCubic::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAck
   }
   if (segmentsAcked == 0)
     return;
+  const uint32_t gain = state_.Gain();
+  Time& epoch = this->*Get(CubicEpochStart());
+  const uint32_t now_us = MltcpFlowState::NowUs();
+  if (epoch != Time::Min() && epoch_seen_) {
+    const uint32_t old_us = static_cast<uint32_t>(epoch.GetMicroSeconds());
+    const uint32_t new_us = mltcp_cubic_epoch_scale(old_us, now_us, now_us - last_eval_us_, gain,
+                                                    &epoch_carry_);
+    epoch += MicroSeconds(static_cast<int32_t>(new_us - old_us));
+  } else {
+    epoch_carry_ = 0;  // a new epoch starts in Update() below
+  }
   uint32_t& cwnd_cnt = this->*Get(CubicCwndCnt());
   cwnd_cnt += segmentsAcked;
   last_base_cnt_ = (this->*Get(CubicUpdate()))(tcb);
-  last_cnt_ = mltcp_cubic_cnt(last_base_cnt_, state_.Gain());
+  epoch_seen_ = true;
+  last_eval_us_ = now_us;
+  last_cnt_ = mltcp_cubic_cnt(last_base_cnt_, gain);
   if (cwnd_cnt >= last_cnt_) {
     tcb->m_cWnd += tcb->m_segmentSize;
     cwnd_cnt -= last_cnt_;

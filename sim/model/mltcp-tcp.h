@@ -4,7 +4,8 @@
 // ns-3's TcpLinuxReno (Linux's tcp_reno_cong_avoid, i.e. tcp_cong_avoid_ai
 // counting acked segments, which is what the kernel and BPF datapaths scale)
 // and TcpMltcpCubic extends ns-3's TcpCubic.  Every MLTCP decision comes from
-// core/ (mltcp_iter_*, mltcp_gain, mltcp_reno_ai_w, mltcp_cubic_cnt); these
+// core/ (mltcp_iter_*, mltcp_gain, mltcp_reno_ai_w, mltcp_cubic_epoch_scale,
+// mltcp_cubic_cnt); these
 // classes only feed it the same signals the kernel hooks see:
 //   - cumulative bytes acked = sum of snd_una advances (tcp_sock->bytes_acked),
 //     kept from TcpSocketState::m_lastAckedSeq,
@@ -129,6 +130,9 @@ class TcpMltcpCubic : public TcpCubic {
   MltcpFlowState state_;
   uint32_t last_cnt_ = 0;
   uint32_t last_base_cnt_ = 0;
+  uint32_t last_eval_us_ = 0;  // previous curve evaluation
+  uint16_t epoch_carry_ = 0;   // sub-microsecond remainder of the clock scaling
+  bool epoch_seen_ = false;
 };
 
 // Hands an iteration hint to whichever MLTCP congestion ops `cc` is; returns

@@ -186,6 +186,30 @@ TEST(TcpMltcpCubic, CntScaledByCoreGain) {
   EXPECT_GT(scaled, 100u);
 }
 
+// F scales CUBIC's clock: over the same acks and time, F = 0.25 grows the
+// window less than CUBIC, F rising to 1.75 more (core/mltcp_window.h).
+uint32_t CubicCwndAfter(bool enabled, uint64_t hint_bytes) {
+  auto cc = CreateObject<TcpMltcpCubic>();
+  cc->SetAttribute("Enabled", BooleanValue(enabled));
+  auto tcb = MakeTcb(20, 10);
+  if (hint_bytes)
+    Simulator::Schedule(MicroSeconds(500), [cc, hint_bytes] { cc->Hint(hint_bytes); });
+  std::vector<Step> script;
+  for (int k = 0; k < 300; k++)
+    script.push_back({0.001 + 0.01 * k, false, 2});  // 2 segments every 10 ms
+  RunScript(cc, tcb, script, [](const Step&, uint64_t) {});
+  return tcb->GetCwndInSegments();
+}
+
+TEST(TcpMltcpCubic, ClockScaledByGain) {
+  const uint32_t plain = CubicCwndAfter(false, 0);
+  const uint32_t slow = CubicCwndAfter(true, 1000000000000ull);  // ratio ~0: F = 0.25
+  const uint32_t fast = CubicCwndAfter(true, 300 * kSeg);        // F 0.25 -> 1.75
+  EXPECT_LT(slow, plain);
+  EXPECT_GT(fast, plain);
+  EXPECT_GT(plain, 25u);  // CUBIC itself grew
+}
+
 TEST(TcpMltcp, HintDrivesIterations) {
   auto cc = CreateObject<TcpMltcpReno>();
   auto tcb = MakeTcb(20, 10);

@@ -1,8 +1,17 @@
 # interleave.sh - two emulated training jobs over soft-RoCE sharing one
 # ECN-marking bottleneck (htb + red ecn), each paced by the core's DCQCN
 # reaction point fed by real CNPs; once with dcqcn, once with mltcp_dcqcn.
-# Prints per-control figures; with CHECK=1 applies the pass bounds.
-#   env: ITERS (iterations per job), ITER_BYTES, COMPUTE_MS, RATE (bottleneck)
+# Prints per-control figures (RESULT-RDMA lines).  A result passes when
+# both jobs completed every iteration with verified checksums and CNPs cut
+# their rates; the interleaving itself is a figure, not a gate: under TCG one
+# run of a dozen iterations is too noisy to decide it (measured: mltcp_dcqcn
+# overlap 0.15, 0.29 and 0.58 in three runs, dcqcn 0.59, 0.69, 0.43), so
+# bench-rdma repeats it and reports means.  Known problem: in about one
+# mltcp_dcqcn run in four both QPs stop completing sends at the same moment
+# (sends in flight, pacer rate normal) until the 30 s idle timeout; cause not
+# found (see docs/rdma.md), so this script is in bench-rdma, not check-rdma.
+#   env: ITERS (iterations per job), WARMUP, ITER_BYTES, COMPUTE_MS,
+#        RATE (bottleneck), LINE_MBPS (DCQCN line rate)
 . /mltcp/rdma_lib.sh
 ITERS=${ITERS:-24}
 WARMUP=${WARMUP:-6}
@@ -10,7 +19,6 @@ ITER_BYTES=${ITER_BYTES:-120000}
 COMPUTE_MS=${COMPUTE_MS:-250}
 RATE=${RATE:-8mbit}
 LINE_MBPS=${LINE_MBPS:-16}
-CHECK=${CHECK:-0}
 
 trap 'observers_down; rdma_net_down' EXIT
 rdma_modules && rdma_net_up && observers_up && bottleneck $RATE 6000 30000 || {
@@ -24,6 +32,7 @@ rdma_modules && rdma_net_up && observers_up && bottleneck $RATE 6000 30000 || {
 # lost and is retried only after seconds.
 job() {
 	$R server --bind $B_IP --port "$3" --idle-timeout 30 --ce-map $RX/ce_count \
+		--cnp-interval-us ${CNP_US:-1000} \
 		>$LOG/srv-$2 2>&1 &
 	for _ in $(seq 1 100); do grep -q listening $LOG/srv-$2 && break; sleep 0.05; done
 	$R client --src $A_IP --host $B_IP --port "$3" --control "$1" --line-mbps $LINE_MBPS \
@@ -70,7 +79,8 @@ for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
 	wait $pb; rb=$?
 	if [ $ra != 0 ] || [ $rb != 0 ]; then
 		vm_result rdma-interleave-$cc fail "jobs failed"
-		cat $LOG/cli-${cc}-a $LOG/cli-${cc}-b | sed 's/^/#   /'
+		{ cat $LOG/cli-${cc}-a $LOG/cli-${cc}-b $LOG/srv-${cc}-a $LOG/srv-${cc}-b
+		  rdma statistic show; tc -n mltcp-br -s qdisc show dev b1; } 2>&1 | sed 's/^/#   /'
 		continue
 	fi
 	ma=$(mean_iter $LOG/${cc}-a.csv); mb=$(mean_iter $LOG/${cc}-b.csv)
@@ -79,5 +89,11 @@ for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
 	cnps=$(( $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-a)") + $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-b)") ))
 	eval "RATIO_$cc=$ratio; OVERLAP_$cc=$ov"
 	echo "RESULT-RDMA control=$cc mean_ratio=$ratio overlap=$ov mean_a_ms=$ma mean_b_ms=$mb iso_ms=$ISO cnps=$cnps"
-	vm_result rdma-interleave-$cc pass "mean_ratio=$ratio overlap=$ov cnps=$cnps"
+	na=$(kv iterations "$(grep ^CLIENT $LOG/cli-${cc}-a)")
+	nb=$(kv iterations "$(grep ^CLIENT $LOG/cli-${cc}-b)")
+	if [ "$cnps" -gt 0 ] && grep -q "verified=yes" $LOG/cli-${cc}-a && grep -q "verified=yes" $LOG/cli-${cc}-b; then
+		vm_result rdma-interleave-$cc pass "mean_ratio=$ratio overlap=$ov cnps=$cnps"
+	else
+		vm_result rdma-interleave-$cc fail "mean_ratio=$ratio overlap=$ov cnps=$cnps iterations=$na/$nb"
+	fi
 done
