@@ -28,7 +28,9 @@ CLEAN_DIRS     := $(BUILD)
 all: deps
 	@$(MAKE) --no-print-directory $(ALL_TARGETS)
 
-include $(sort $(wildcard $(ROOT)/mk/*.mk))
+# The core's checks first: every datapath stands on it.
+include $(ROOT)/mk/core.mk
+include $(filter-out $(ROOT)/mk/core.mk,$(sort $(wildcard $(ROOT)/mk/*.mk)))
 
 deps:
 	@$(ROOT)/tools/install-deps.sh $(sort $(DEB_PACKAGES))
