@@ -329,8 +329,11 @@ static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_i
 		return;
 	/* Nor is a pause forced by the receiver's window: the application had
 	 * data, the peer had no room (e.g. a slow reader).  The kernel's
-	 * chronograph still says so while this first segment is sent. */
-	if (BPF_CORE_READ_BITFIELD(tp, chrono_type) == TCP_CHRONO_RWND_LIMITED)
+	 * chronograph still says so while this first segment is sent: as
+	 * RWND_LIMITED, or as SNDBUF_LIMITED, which outranks it when the
+	 * writer blocked on the full send buffer meanwhile.  After a real
+	 * pause the queues were empty, so the chronograph is UNSPEC or BUSY. */
+	if (BPF_CORE_READ_BITFIELD(tp, chrono_type) >= TCP_CHRONO_RWND_LIMITED)
 		return;
 	p = mltcp_params_get();
 	if (!p)

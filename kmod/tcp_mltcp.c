@@ -178,9 +178,11 @@ static void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
 
 	/* CA_EVENT_TX_START also fires for the retransmission after an RTO
 	 * (everything in flight was marked lost) and after a pause forced by
-	 * the receiver's window (a slow reader): neither is the application
-	 * resuming, so neither may end an iteration. */
-	if (tp->packets_out || tp->chrono_type == TCP_CHRONO_RWND_LIMITED)
+	 * the receiver's window (a slow reader; the chronograph then says
+	 * RWND_LIMITED, or SNDBUF_LIMITED, which outranks it once the writer
+	 * blocked): neither is the application resuming, so neither may end
+	 * an iteration.  After a real pause the chronograph is UNSPEC or BUSY. */
+	if (tp->packets_out || tp->chrono_type >= TCP_CHRONO_RWND_LIMITED)
 		return;
 	mltcp_iter_on_tx_start(it, mltcp_p(), tp->bytes_acked,
 			       mltcp_now_us(tp), tp->srtt_us >> 3);
