@@ -97,41 +97,51 @@ MLTCP_INLINE __u32 mltcp_cubic_epoch_scale(__u32 epoch_start, __u32 now,
 }
 
 /*
- * Per-ack fast path for Reno.  Computing F and w costs two dependent
- * divisions per ack, about three times a plain Reno step.  F moves slowly
- * (from intercept to intercept + slope over a whole iteration), so it is
- * recomputed only when the iteration has progressed by another
- * 1/MLTCP_GAIN_STEPS of its size, when the iteration or its size changes, or
- * when cwnd changes; in between the cached w is reused.  F is thus
- * piecewise constant in 64 steps per iteration (error at most slope/64).
+ * Per-ack fast path.  Computing F costs a division per ack, and Reno's w a
+ * second, dependent one: together about three times a plain Reno step.  F
+ * moves slowly (from intercept to intercept + slope over a whole
+ * iteration), so struct mltcp_gain_cache recomputes it only when the
+ * iteration has progressed by another 1/MLTCP_GAIN_STEPS of its size or
+ * when the iteration size changes; F is thus piecewise constant in 64 steps
+ * per iteration (error at most slope/64).  Any datapath may use it (CUBIC,
+ * DCQCN); struct mltcp_reno_cache adds Reno's w for the current cwnd.
  * `enabled` is read on every call, so switching MLTCP off is immediate;
  * other parameter changes apply from the next step.
  */
 #define MLTCP_GAIN_STEP_SHIFT	6
 #define MLTCP_GAIN_STEPS	(1U << MLTCP_GAIN_STEP_SHIFT)
 
-struct mltcp_reno_cache {
+struct mltcp_gain_cache {
 	__u64 valid_from;	/* cached F holds for iter_bytes in        */
 	__u64 valid_span;	/*   [valid_from, valid_from + valid_span) */
 	__u64 bytes_per_iter;	/*   and this iteration size */
 	__u32 gain;		/* cached F, GAIN units */
-	__u32 cwnd;		/* cwnd that w was computed for */
-	__u32 w;		/* mltcp_reno_ai_w(cwnd, gain) */
 	__u32 pad;
 };
 
-MLTCP_INLINE void mltcp_reno_cache_init(struct mltcp_reno_cache *c)
+struct mltcp_reno_cache {
+	struct mltcp_gain_cache f;
+	__u32 cwnd;		/* cwnd that w was computed for */
+	__u32 w;		/* mltcp_reno_ai_w(cwnd, f.gain) */
+};
+
+MLTCP_INLINE void mltcp_gain_cache_init(struct mltcp_gain_cache *c)
 {
 	c->valid_from = 0;
 	c->valid_span = 0;	/* empty: the first call computes */
 	c->bytes_per_iter = 0;
 	c->gain = MLTCP_GAIN_ONE;
-	c->cwnd = 0;
-	c->w = 1;
 	c->pad = 0;
 }
 
-MLTCP_INLINE int mltcp_reno_cache_holds(const struct mltcp_reno_cache *c,
+MLTCP_INLINE void mltcp_reno_cache_init(struct mltcp_reno_cache *c)
+{
+	mltcp_gain_cache_init(&c->f);
+	c->cwnd = 0;
+	c->w = 1;
+}
+
+MLTCP_INLINE int mltcp_gain_cache_holds(const struct mltcp_gain_cache *c,
 					const struct mltcp_iter *it)
 {
 	return it->iter_bytes - c->valid_from < c->valid_span &&
@@ -139,7 +149,7 @@ MLTCP_INLINE int mltcp_reno_cache_holds(const struct mltcp_reno_cache *c,
 }
 
 /* F for this ack, recomputed at most MLTCP_GAIN_STEPS times per iteration. */
-MLTCP_INLINE __u32 mltcp_gain_cached(struct mltcp_reno_cache *c,
+MLTCP_INLINE __u32 mltcp_gain_cached(struct mltcp_gain_cache *c,
 				     const struct mltcp_iter *it,
 				     const struct mltcp_params *p)
 {
@@ -147,7 +157,7 @@ MLTCP_INLINE __u32 mltcp_gain_cached(struct mltcp_reno_cache *c,
 
 	if (!p->enabled)
 		return MLTCP_GAIN_ONE;
-	if (mltcp_reno_cache_holds(c, it))
+	if (mltcp_gain_cache_holds(c, it))
 		return c->gain;
 	c->gain = mltcp_gain(it, p);
 	c->valid_from = it->iter_bytes;
@@ -155,7 +165,6 @@ MLTCP_INLINE __u32 mltcp_gain_cached(struct mltcp_reno_cache *c,
 	c->valid_span = e ? mltcp_max_u64(e >> MLTCP_GAIN_STEP_SHIFT, 1) :
 			    MLTCP_U64_MAX;
 	c->bytes_per_iter = e;
-	c->cwnd = 0;	/* w must follow the new F */
 	return c->gain;
 }
 
@@ -167,9 +176,9 @@ MLTCP_INLINE __u32 mltcp_reno_ai_w_cached(struct mltcp_reno_cache *c,
 {
 	__u32 gain;
 
-	if (p->enabled && cwnd == c->cwnd && mltcp_reno_cache_holds(c, it))
+	if (p->enabled && cwnd == c->cwnd && mltcp_gain_cache_holds(&c->f, it))
 		return c->w;	/* the per-ack common case */
-	gain = mltcp_gain_cached(c, it, p);
+	gain = mltcp_gain_cached(&c->f, it, p);
 	c->w = mltcp_reno_ai_w(cwnd, gain);
 	c->cwnd = p->enabled ? cwnd : 0;
 	return c->w;

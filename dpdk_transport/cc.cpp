@@ -137,7 +137,7 @@ class Cubic : public CongestionControl {
 		}
 		// MLTCP: F scales CUBIC's clock, its TCP-friendly estimate and the
 		// catch-up towards the curve (core/mltcp_window.h).
-		const uint32_t gain = tracking() ? Gain() : MLTCP_GAIN_ONE;
+		const uint32_t gain = Gain();	// neutral when not tracking
 		Update(acked, Jiffies(s.now_ns), gain);
 		// tcp_cong_avoid_ai(tp, ca->cnt, acked), with CUBIC's max(cnt, 2)
 		const uint32_t cnt = mltcp_cubic_cnt(cnt_, gain);
@@ -319,7 +319,7 @@ CongestionControl::CongestionControl(const CcConfig &c, uint64_t now_ns)
 {
 	mltcp_iter_init(&it_, 0, Us32(now_ns));
 	mltcp_reno_cache_init(&cache_);
-	mltcp_reno_cache_init(&gain_cache_);
+	mltcp_gain_cache_init(&gain_cache_);
 }
 
 void CongestionControl::OnTxStart(uint64_t acked_total, uint64_t now_ns, uint32_t srtt_us)

@@ -115,7 +115,7 @@ class CongestionControl {
 	bool tracking_;
 	mltcp_iter it_{};
 	mltcp_reno_cache cache_{};	// Reno's w
-	mltcp_reno_cache gain_cache_{};	// F for CUBIC and DCQCN
+	mltcp_gain_cache gain_cache_{};	// F for CUBIC and DCQCN
 };
 
 std::unique_ptr<CongestionControl> MakeCongestionControl(const CcConfig &c, uint64_t now_ns);

@@ -69,7 +69,7 @@ void CheckIter(const mltcp_iter& it, const mltcp_params& p, mltcp_reno_cache* ca
         "more hinted boundaries than iterations");
   // The Reno fast path: a valid F, and w consistent with it.
   const uint32_t w = mltcp_reno_ai_w_cached(cache, &it, &p, cwnd);
-  const uint32_t cached = mltcp_gain_cached(cache, &it, &p);
+  const uint32_t cached = mltcp_gain_cached(&cache->f, &it, &p);
   Check(cached == MLTCP_GAIN_ONE || (cached >= p.gain_min && cached <= p.gain_max),
         "cached gain out of bounds");
   Check(w == mltcp_reno_ai_w(cwnd, cached), "cached w differs from w of cached F");

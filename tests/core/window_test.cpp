@@ -66,7 +66,7 @@ TEST(RenoCache, MatchesExactGainAtEveryStepAndStaysWithinOneStep) {
   uint32_t recomputes = 0, last_gain = 0;
   for (int i = 0; i < 640; i++) {
     d.Phase(1000, 1000);
-    const uint32_t cached = mltcp_gain_cached(&c, &d.it, &d.p);
+    const uint32_t cached = mltcp_gain_cached(&c.f, &d.it, &d.p);
     const uint32_t exact = d.Gain();
     if (cached != last_gain) recomputes++;
     last_gain = cached;
