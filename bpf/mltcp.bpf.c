@@ -2,15 +2,17 @@
 /*
  * mltcp.bpf.c - MLTCP as BPF struct_ops congestion controls:
  *
- *   "mltcp"        Reno (slow start, AIMD, reno ssthresh/undo) whose
+ *   "mltcp"        Reno (slow start, AIMD, reno undo) whose
  *                  congestion-avoidance growth is scaled by the MLTCP gain F
  *                  (tcp_cong_avoid_ai with w = mltcp_reno_ai_w(cwnd, F),
- *                  through the core's per-ack cache mltcp_reno_ai_w_cached);
+ *                  through the core's per-ack cache mltcp_reno_ai_w_cached)
+ *                  and whose loss keeps cwnd * F/2 (mltcp_decrease_beta);
  *   "mltcp_cubic"  CUBIC ported the way the kernel selftest
  *                  tools/testing/selftests/bpf/progs/bpf_cubic.c does, with
  *                  F scaling CUBIC's clock (mltcp_cubic_epoch_scale), its
- *                  TCP-friendly estimate (mltcp_cubic_friendly_acks) and
- *                  ca->cnt (mltcp_cubic_cnt, in place of its max(cnt, 2)).
+ *                  TCP-friendly estimate (mltcp_cubic_friendly_acks),
+ *                  ca->cnt (mltcp_cubic_cnt, in place of its max(cnt, 2))
+ *                  and the window kept at a loss (0.7 * F).
  *
  * All policy (iteration tracking, gain, scaling) comes from core/mltcp.h;
  * this file only adapts kernel hooks to it.  Differences from bpf_cubic.c:
@@ -59,7 +61,6 @@ char _license[] SEC("license") = "GPL";
 
 extern __u32 tcp_slow_start(struct tcp_sock *tp, __u32 acked) __ksym;
 extern void tcp_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 acked) __ksym;
-extern __u32 tcp_reno_ssthresh(struct sock *sk) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 struct {
@@ -133,8 +134,6 @@ static __always_inline const struct mltcp_params *mltcp_params_get(void)
 /* Window guard: repair an snd_ssthresh / snd_cwnd no algorithm produced.  */
 
 #define TCP_INFINITE_SSTHRESH	0x7fffffffU
-#define MLTCP_BETA_SCALE	1024U	/* ssthresh = cwnd * beta / 1024 */
-#define MLTCP_RENO_BETA		512U	/* tcp_reno_ssthresh: cwnd / 2 */
 #define MLTCP_MIN_SSTHRESH	2U
 /* Between two of our hooks a legitimate window at most doubles (slow start
  * over one round of acks) plus a few segments; the corrupted values are
@@ -157,13 +156,6 @@ static __always_inline int mltcp_ssthresh_plausible(__u32 ssthresh, __u32 limit)
 	return ssthresh == TCP_INFINITE_SSTHRESH || ssthresh <= limit;
 }
 
-static __always_inline __u32 mltcp_beta_of(__u32 cwnd, __u32 beta)
-{
-	__u32 v = (__u32)(((__u64)cwnd * beta) / MLTCP_BETA_SCALE);
-
-	return v > MLTCP_MIN_SSTHRESH ? v : MLTCP_MIN_SSTHRESH;
-}
-
 /*
  * Called at the start of every hook that sees the window.  *high is the
  * largest window seen by an earlier call (0: none yet).  A corrupted
@@ -183,13 +175,13 @@ static __always_inline int mltcp_guard(struct sock *sk, __u32 *high, __u32 beta)
 		base = tp->prior_cwnd <= limit ? tp->prior_cwnd : *high;
 		if (cwnd <= limit && cwnd > base)
 			base = cwnd;
-		ssthresh = mltcp_beta_of(base, beta);
+		ssthresh = mltcp_ssthresh(base, beta);
 		tp->snd_ssthresh = ssthresh;
 		ss_fixed = 1;
 	}
 	if (cwnd > limit) {
 		cwnd = ssthresh != TCP_INFINITE_SSTHRESH ? ssthresh
-							 : mltcp_beta_of(*high, beta);
+							 : mltcp_ssthresh(*high, beta);
 		tp->snd_cwnd = cwnd;
 		cwnd_fixed = 1;
 	}
@@ -396,7 +388,14 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 SEC("struct_ops/mltcp_reno_ssthresh")
 __u32 BPF_PROG(mltcp_reno_ssthresh, struct sock *sk)
 {
-	return tcp_reno_ssthresh(sk);
+	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
+	const struct mltcp_params *p = mltcp_params_get();
+	__u32 beta = MLTCP_RENO_BETA;
+
+	/* MLTCP: keep F/2 of the window instead of 1/2 (core/mltcp_window.h). */
+	if (p)
+		beta = mltcp_decrease_beta(beta, mltcp_gain(&ca->it, p), p);
+	return mltcp_ssthresh(tcp_sk(sk)->snd_cwnd, beta);
 }
 
 SEC("struct_ops/mltcp_reno_undo_cwnd")
@@ -772,8 +771,15 @@ __u32 BPF_PROG(mltcp_cubic_recalc_ssthresh, struct sock *sk)
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 
+	const struct mltcp_params *p = mltcp_params_get();
+	__u32 beta = CUBIC_BETA;
+
 	bictcp_loss(&ca->bic, tp->snd_cwnd);
-	return cubic_max((tp->snd_cwnd * CUBIC_BETA) / BICTCP_BETA_SCALE, 2U);
+	/* MLTCP: keep 0.7 * F of the window instead of 0.7; W_max and fast
+	 * convergence above stay CUBIC's own. */
+	if (p)
+		beta = mltcp_decrease_beta(beta, mltcp_gain(&ca->it, p), p);
+	return mltcp_ssthresh(tp->snd_cwnd, beta);
 }
 
 SEC("struct_ops/mltcp_cubic_state")

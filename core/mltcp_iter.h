@@ -28,7 +28,11 @@
 #define MLTCP_GAP_MULT		2U
 #define MLTCP_GAP_EWMA_SHIFT	2	/* EWMA weight 1/4 */
 /* A new iteration size within [E/2, 2E] of the estimate E updates it with
- * weight 1/4; anything else is an outlier, accepted only when it repeats. */
+ * weight 1/4 and confirms E; anything else is an outlier, accepted only when
+ * it repeats.  An E that rests on one sample is not confirmed yet, and the
+ * next sample that disagrees replaces it at once: the first "iteration" of a
+ * connection is often a handshake or bootstrap message, and waiting for the
+ * size to repeat would keep the gain neutral for one more real iteration. */
 #define MLTCP_LEARN_EWMA_SHIFT	2
 #define MLTCP_LEARN_BAND	2U
 /* An iteration running past this multiple of the learned size has lost its
@@ -43,6 +47,7 @@
 enum mltcp_iter_flags {
 	MLTCP_F_HINTED	= 1 << 0,	/* application hints drive boundaries */
 	MLTCP_F_OUTLIER	= 1 << 1,	/* last closed iteration was an outlier */
+	MLTCP_F_CONFIRMED = 1 << 2,	/* E agreed with a second sample (or a hint) */
 };
 
 struct mltcp_iter {
@@ -126,7 +131,7 @@ MLTCP_INLINE void mltcp_iter_learn(struct mltcp_iter *it, __u64 s)
 
 	if (e == 0) {
 		it->bytes_per_iter = s;
-		it->flags &= ~MLTCP_F_OUTLIER;
+		it->flags &= ~(MLTCP_F_OUTLIER | MLTCP_F_CONFIRMED);
 		return;
 	}
 	if (s >= (e >> 1) && s <= mltcp_mul_sat_u64(e, MLTCP_LEARN_BAND)) {
@@ -134,6 +139,10 @@ MLTCP_INLINE void mltcp_iter_learn(struct mltcp_iter *it, __u64 s)
 			it->bytes_per_iter = e + ((s - e) >> MLTCP_LEARN_EWMA_SHIFT);
 		else
 			it->bytes_per_iter = e - ((e - s) >> MLTCP_LEARN_EWMA_SHIFT);
+		it->flags &= ~MLTCP_F_OUTLIER;
+		it->flags |= MLTCP_F_CONFIRMED;
+	} else if (!(it->flags & MLTCP_F_CONFIRMED)) {
+		it->bytes_per_iter = s;	/* one sample was all E rested on */
 		it->flags &= ~MLTCP_F_OUTLIER;
 	} else if (it->flags & MLTCP_F_OUTLIER) {
 		it->bytes_per_iter = s;	/* two in a row: the size changed */
@@ -201,8 +210,10 @@ MLTCP_INLINE void mltcp_iter_hint(struct mltcp_iter *it, __u64 acked_total,
 	mltcp_iter_account(it, acked_total);
 	if (mltcp_iter_close(it, bytes == 0) && it->hinted < MLTCP_U32_MAX)
 		it->hinted++;
-	if (bytes)
+	if (bytes) {
 		it->bytes_per_iter = bytes;
+		it->flags |= MLTCP_F_CONFIRMED;
+	}
 	it->flags |= MLTCP_F_HINTED;
 	it->flags &= ~MLTCP_F_OUTLIER;
 	it->last_active_us = now_us;

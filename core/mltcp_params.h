@@ -37,6 +37,7 @@
 #define MLTCP_DEF_IDLE_MIN_US	2000U		/* 2 ms   */
 #define MLTCP_DEF_IDLE_MAX_US	50000U		/* 50 ms  */
 #define MLTCP_DEF_IDLE_RTT_MULT	8U
+#define MLTCP_DEF_SCALE_DECREASE 1U	/* F also scales the window kept after a loss */
 
 /* Allowed ranges (inclusive), enforced by mltcp_params_validate(). */
 #define MLTCP_SLOPE_MAX		(8U * MLTCP_GAIN_ONE)
@@ -57,6 +58,7 @@ struct mltcp_params {
 	__u32 idle_min_us;	/* lower bound of the boundary idle threshold */
 	__u32 idle_max_us;	/* upper bound of the boundary idle threshold */
 	__u32 idle_rtt_mult;	/* threshold is at least this many smoothed RTTs */
+	__u32 scale_decrease;	/* 1: loss keeps beta*F of cwnd (mltcp_window.h) */
 };
 
 MLTCP_INLINE void mltcp_params_default(struct mltcp_params *p)
@@ -69,6 +71,7 @@ MLTCP_INLINE void mltcp_params_default(struct mltcp_params *p)
 	p->idle_min_us = MLTCP_DEF_IDLE_MIN_US;
 	p->idle_max_us = MLTCP_DEF_IDLE_MAX_US;
 	p->idle_rtt_mult = MLTCP_DEF_IDLE_RTT_MULT;
+	p->scale_decrease = MLTCP_DEF_SCALE_DECREASE;
 }
 
 /* Validation results; mltcp_params_reason() turns one into text. */
@@ -84,6 +87,7 @@ enum mltcp_param_error {
 	MLTCP_PARAM_BAD_IDLE_MAX,
 	MLTCP_PARAM_IDLE_MIN_ABOVE_MAX,
 	MLTCP_PARAM_BAD_IDLE_RTT_MULT,
+	MLTCP_PARAM_BAD_SCALE_DECREASE,
 };
 
 MLTCP_INLINE enum mltcp_param_error
@@ -109,6 +113,8 @@ mltcp_params_validate(const struct mltcp_params *p)
 		return MLTCP_PARAM_IDLE_MIN_ABOVE_MAX;
 	if (p->idle_rtt_mult < 1 || p->idle_rtt_mult > MLTCP_IDLE_RTT_MULT_MAX)
 		return MLTCP_PARAM_BAD_IDLE_RTT_MULT;
+	if (p->scale_decrease > 1)
+		return MLTCP_PARAM_BAD_SCALE_DECREASE;
 	return MLTCP_PARAM_OK;
 }
 
@@ -139,6 +145,8 @@ MLTCP_INLINE const char *mltcp_params_reason(enum mltcp_param_error e)
 		return "idle_min_us must not exceed idle_max_us";
 	case MLTCP_PARAM_BAD_IDLE_RTT_MULT:
 		return "idle_rtt_mult must be in [1, 64]";
+	case MLTCP_PARAM_BAD_SCALE_DECREASE:
+		return "scale_decrease must be 0 or 1";
 	}
 	return "unknown parameter error";
 }

@@ -5,6 +5,8 @@
 // tcp_cubic.c (bictcp_update, bictcp_recalc_ssthresh) with time in
 // milliseconds as its jiffies, std::cbrt instead of the kernel's table-based
 // cube root, and without HyStart (slow start exits on the first loss).
+// The MLTCP variants scale the growth by F and, at a loss, keep beta * F of
+// the window (LossSsthresh, core/mltcp_window.h).
 #include "cc.h"
 
 #include <algorithm>
@@ -63,13 +65,13 @@ class Reno : public CongestionControl {
 	}
 	void OnLoss(uint64_t) override
 	{
-		ssthresh_ = std::max(cwnd_ >> 1, 2U);
+		ssthresh_ = LossSsthresh(cwnd_, MLTCP_RENO_BETA);
 		cwnd_ = ssthresh_;
 		cwnd_cnt_ = 0;
 	}
 	void OnRto(uint64_t) override
 	{
-		ssthresh_ = std::max(cwnd_ >> 1, 2U);
+		ssthresh_ = LossSsthresh(cwnd_, MLTCP_RENO_BETA);
 		cwnd_ = 1;
 		cwnd_cnt_ = 0;
 	}
@@ -162,7 +164,7 @@ class Cubic : public CongestionControl {
 					 (2 * kBictcpBetaScale);
 		else
 			last_max_cwnd_ = cwnd_;
-		ssthresh_ = std::max((cwnd_ * kCubicBeta) / kBictcpBetaScale, 2U);
+		ssthresh_ = LossSsthresh(cwnd_, kCubicBeta);	// MLTCP: 0.7 * F
 		cwnd_ = ssthresh_;
 		cwnd_cnt_ = 0;
 	}

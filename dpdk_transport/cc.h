@@ -108,6 +108,13 @@ class CongestionControl {
 	{
 		return tracking_ ? mltcp_gain_cached(&gain_cache_, &it_, &cfg_.mltcp) : MLTCP_GAIN_ONE;
 	}
+	// ssthresh after a loss: the base's beta scaled by F (mltcp_decrease_beta).
+	uint32_t LossSsthresh(uint32_t cwnd, uint32_t beta) const
+	{
+		if (tracking_)
+			beta = mltcp_decrease_beta(beta, mltcp_gain(&it_, &cfg_.mltcp), &cfg_.mltcp);
+		return mltcp_ssthresh(cwnd, beta);
+	}
 	static uint32_t Us32(uint64_t ns) { return (uint32_t)(ns / 1000); }
 
 	CcConfig cfg_;

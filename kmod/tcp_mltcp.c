@@ -35,9 +35,11 @@
  *     cache in the 104 bytes of inet_csk_ca().
  * Restart after idle: CUBIC's epoch shift on CA_EVENT_TX_START is kept; the
  * same event is the core's iteration-boundary check.
- * Slow start, ssthresh and undo are never scaled: loss recovery behaves as
- * in reno/cubic.  With the module parameter enabled=0 the gain is always
- * neutral and both variants behave exactly like their base algorithm.
+ * ssthresh: a loss keeps beta * F of cwnd (Reno's 1/2, CUBIC's 0.7), within
+ * [beta/2, (1+beta)/2] (mltcp_decrease_beta; module parameter
+ * scale_decrease=0 keeps the base's beta).  Slow start, CUBIC's W_max and
+ * undo are never scaled.  With the module parameter enabled=0 the gain is
+ * always neutral and both variants behave exactly like their base algorithm.
  *
  * Per-flow state is visible through getsockopt(TCP_CC_INFO) (struct
  * tcp_mltcp_info) and, for operators, the debugfs file
@@ -76,6 +78,7 @@ static struct mltcp_params mltcp_params __read_mostly = {
 	.idle_min_us	= MLTCP_DEF_IDLE_MIN_US,
 	.idle_max_us	= MLTCP_DEF_IDLE_MAX_US,
 	.idle_rtt_mult	= MLTCP_DEF_IDLE_RTT_MULT,
+	.scale_decrease	= MLTCP_DEF_SCALE_DECREASE,
 };
 
 static DEFINE_MUTEX(mltcp_params_lock);
@@ -92,6 +95,7 @@ static void mltcp_param_assign(struct mltcp_params *p, const void *live, u32 v)
 	MLTCP_ASSIGN(idle_min_us);
 	MLTCP_ASSIGN(idle_max_us);
 	MLTCP_ASSIGN(idle_rtt_mult);
+	MLTCP_ASSIGN(scale_decrease);
 #undef MLTCP_ASSIGN
 }
 
@@ -144,6 +148,7 @@ MLTCP_PARAM(gain_max, "upper clamp of F, units of 1/1024 (1024..16384, default 4
 MLTCP_PARAM(idle_min_us, "lower bound of the iteration idle threshold, us (50..10000000, default 2000)");
 MLTCP_PARAM(idle_max_us, "upper bound of the iteration idle threshold, us (50..10000000, default 50000)");
 MLTCP_PARAM(idle_rtt_mult, "idle threshold is at least this many smoothed RTTs (1..64, default 8)");
+MLTCP_PARAM(scale_decrease, "1: a loss keeps beta*F of cwnd (within [beta/2, (1+beta)/2]); 0: the base's beta (0..1, default 1)");
 
 static const struct mltcp_params *mltcp_p(void)
 {
@@ -267,6 +272,16 @@ static void mltcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 						     tcp_snd_cwnd(tp)), acked);
 }
 
+/* tcp_reno_ssthresh() keeping cwnd * F/2 instead of cwnd / 2. */
+static u32 mltcp_reno_ssthresh(struct sock *sk)
+{
+	const struct mltcp_params *p = mltcp_p();
+	u32 gain = mltcp_gain(&mltcp_reno_ca(sk)->iter, p);
+
+	return mltcp_ssthresh(tcp_snd_cwnd(tcp_sk(sk)),
+			      mltcp_decrease_beta(MLTCP_RENO_BETA, gain, p));
+}
+
 static void mltcp_reno_in_ack_event(struct sock *sk, u32 flags)
 {
 	mltcp_track_ack(sk, &mltcp_reno_ca(sk)->iter);
@@ -286,7 +301,7 @@ static size_t mltcp_reno_get_info(struct sock *sk, u32 ext, int *attr,
 
 static struct tcp_congestion_ops mltcp_reno __read_mostly = {
 	.init		= mltcp_reno_init,
-	.ssthresh	= tcp_reno_ssthresh,
+	.ssthresh	= mltcp_reno_ssthresh,
 	.cong_avoid	= mltcp_reno_cong_avoid,
 	.undo_cwnd	= tcp_reno_undo_cwnd,
 	.in_ack_event	= mltcp_reno_in_ack_event,
@@ -607,7 +622,8 @@ static void mltcp_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 static u32 mltcp_cubic_recalc_ssthresh(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	struct bictcp *ca = bictcp_ca(sk);
+	struct mltcp_cubic *mc = mltcp_cubic_ca(sk);
+	struct bictcp *ca = &mc->cubic;
 
 	ca->epoch_start = 0;	/* end of epoch */
 
@@ -618,7 +634,10 @@ static u32 mltcp_cubic_recalc_ssthresh(struct sock *sk)
 	else
 		ca->last_max_cwnd = tcp_snd_cwnd(tp);
 
-	return max((tcp_snd_cwnd(tp) * CUBIC_BETA) / BICTCP_BETA_SCALE, 2U);
+	/* MLTCP: keep 0.7 * F of the window (W_max above stays CUBIC's). */
+	return mltcp_ssthresh(tcp_snd_cwnd(tp),
+			      mltcp_decrease_beta(CUBIC_BETA, mltcp_gain(&mc->iter, mltcp_p()),
+						  mltcp_p()));
 }
 
 static void mltcp_cubic_state(struct sock *sk, u8 new_state)

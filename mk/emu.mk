@@ -1,7 +1,8 @@
 # Emulator, testbed, interleaving benchmark and demo (issue 5).
 #
-#   make check-emu          emulator unit tests, loopback end-to-end and bad
-#                           input, testbed up/down (ctest label emu; ~10 s)
+#   make check-emu          emulator unit tests, loopback end-to-end (send and
+#                           ring) and bad input, testbed up/down (ctest label
+#                           emu; ~10 s)
 #   make bench-interleave   mixes x congestion controls x repetitions on the
 #                           namespace testbed (~20 min with the defaults);
 #                           REPS, MIXES, CCS, ITERATIONS, MLTCP_PARAMS
@@ -19,7 +20,7 @@ INTERLEAVE      = /usr/bin/python3 $(ROOT)/tools/bench/interleave.py --emu $(EMU
                   --mltcpctl $(MLTCPCTL_BIN)
 REPS           ?= 3
 ITERATIONS     ?= 30
-MIXES          ?= two_identical three_mixed four oversub periods buckets tag dorylus bulk
+MIXES          ?= two_identical three_mixed four oversub periods buckets tag dorylus bulk ring
 CCS            ?= reno cubic mltcp mltcp_cubic
 MLTCP_PARAMS   ?=
 HINTS          ?= 0

@@ -186,6 +186,17 @@ void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
     state_.OnTxStart(tcb);
 }
 
+// tcp_reno_ssthresh() keeping cwnd * F/2 instead of cwnd/2, as the kernel
+// datapath; TcpLinuxReno's own value whenever the decrease is not scaled.
+uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) {
+  state_.Sync(tcb);
+  const uint32_t beta =
+      mltcp_decrease_beta(MLTCP_RENO_BETA, state_.Gain(), &state_.params().raw());
+  if (beta == MLTCP_RENO_BETA)
+    return TcpLinuxReno::GetSsThresh(tcb, bytesInFlight);
+  return mltcp_ssthresh(tcb->GetCwndInSegments(), beta) * tcb->m_segmentSize;
+}
+
 // tcp_cong_avoid_ai(tp, mltcp_reno_ai_w(cwnd, F), acked), as the kernel
 // datapath calls it; with F = 1 this is exactly TcpLinuxReno's.
 void TcpMltcpReno::CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
@@ -213,6 +224,19 @@ TypeId TcpMltcpCubic::GetTypeId() {
           .SetGroupName("Internet")
           .AddConstructor<TcpMltcpCubic>());
   return tid;
+}
+
+// TcpCubic's loss response (W_max, fast convergence, end of epoch) with the
+// window kept at 0.7 * F instead of 0.7, as the kernel datapath.
+uint32_t TcpMltcpCubic::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) {
+  // tcp_cubic.c's beta, 717/1024; ns-3's "Beta" attribute defaults to 0.7.
+  constexpr uint32_t kCubicBeta = 717;
+  const uint32_t base = TcpCubic::GetSsThresh(tcb, bytesInFlight);
+  state_.Sync(tcb);
+  const uint32_t beta = mltcp_decrease_beta(kCubicBeta, state_.Gain(), &state_.params().raw());
+  if (beta == kCubicBeta)
+    return base;
+  return mltcp_ssthresh(tcb->GetCwndInSegments(), beta) * tcb->m_segmentSize;
 }
 
 void TcpMltcpCubic::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked,

@@ -5,7 +5,7 @@
 // counting acked segments, which is what the kernel and BPF datapaths scale)
 // and TcpMltcpCubic extends ns-3's TcpCubic.  Every MLTCP decision comes from
 // core/ (mltcp_iter_*, mltcp_gain, mltcp_reno_ai_w, mltcp_cubic_epoch_scale,
-// mltcp_cubic_cnt); these
+// mltcp_cubic_cnt, mltcp_decrease_beta for the window kept at a loss); these
 // classes only feed it the same signals the kernel hooks see:
 //   - cumulative bytes acked = sum of snd_una advances (tcp_sock->bytes_acked),
 //     kept from TcpSocketState::m_lastAckedSeq,
@@ -71,6 +71,7 @@ class TcpMltcpReno : public TcpLinuxReno {
   TcpMltcpReno(const TcpMltcpReno& other) = default;
 
   std::string GetName() const override { return "TcpMltcpReno"; }
+  uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
   void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
   void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override;
   Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpMltcpReno>(this); }
@@ -106,6 +107,7 @@ class TcpMltcpCubic : public TcpCubic {
   TcpMltcpCubic(const TcpMltcpCubic& other) = default;
 
   std::string GetName() const override { return "TcpMltcpCubic"; }
+  uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
   void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
   void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
   void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override;

@@ -42,10 +42,13 @@ def get_cc(sock):
     return sock.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).split(b"\0")[0].decode()
 
 
-def snd_cwnd(sock):
+def snd_window(sock):
+    """(snd_cwnd, snd_ssthresh) from TCP_INFO."""
     info = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 104)
-    # struct tcp_info: 8 u8 fields, then u32s; tcpi_snd_cwnd is u32 #18 (0-based)
-    return struct.unpack_from("I", info, 8 + 18 * 4)[0]
+    # struct tcp_info: 8 u8 fields, then u32s; tcpi_snd_ssthresh is u32 #17
+    # and tcpi_snd_cwnd #18 (0-based)
+    ssthresh, cwnd = struct.unpack_from("II", info, 8 + 17 * 4)
+    return cwnd, ssthresh
 
 
 def outq(sock):
@@ -136,7 +139,7 @@ def client_bulk(s, args, res):
         mltcp.hint(s, args.hint_bytes)
     payload = os.urandom(CHUNK)
     h = hashlib.sha256()
-    samples, stats = [], []
+    samples, ssthresh, stats = [], [], []
     done = threading.Event()
 
     def sender():
@@ -154,7 +157,9 @@ def client_bulk(s, args, res):
     last_stats = 0.0
     t0 = time.monotonic()
     while not done.is_set():
-        samples.append(snd_cwnd(s))
+        cwnd, ss = snd_window(s)
+        samples.append(cwnd)
+        ssthresh.append(ss)
         if time.monotonic() - last_stats > 0.2:
             st = flow_stats(port)
             if st:
@@ -166,7 +171,7 @@ def client_bulk(s, args, res):
     st = flow_stats(port)
     if st:
         stats.append(st)
-    res.update(sent=args.bulk, sha256=h.hexdigest(), cwnd=samples, stats=stats,
+    res.update(sent=args.bulk, sha256=h.hexdigest(), cwnd=samples, ssthresh=ssthresh, stats=stats,
                seconds=time.monotonic() - t0)
 
 

@@ -427,9 +427,11 @@ print("climb %s: %.0f seg/s, %s: %.0f seg/s (x%.2f); %.2f s vs %.2f s"
 sys.exit(0 if 0.5 <= climb(a) / climb(b) <= 1.8 else 1)
 EOF2
 		# F scales Reno's additive increase and CUBIC's clock: F = 4 must
-		# climb at least twice as fast as F = 1 for both.
+		# climb at least twice as fast as F = 1 for both (growth alone:
+		# the decrease is left unscaled for this run).
 		local want=">=2"
-		check "set slope=0 intercept=4096 (F = 4 at any ratio)" "$CTL" set slope=0 intercept=4096
+		check "set slope=0 intercept=4096 scale_decrease=0 (F = 4 at any ratio)" \
+			"$CTL" set slope=0 intercept=4096 scale_decrease=0
 		bulk_run $cc "$WORK/bulkF.json" --hint-bytes 1000000000000 --pydir "$PYDIR"
 		check "$cc: gain F = 4 (hinted) applies; climb vs F = 1 $want" \
 			$PY - "$WORK/bulk.json" "$WORK/bulkF.json" 4 "$want" <<'EOF2'
@@ -447,6 +449,33 @@ x = climb(b) / climb(a)
 print("climb F=1: %.0f seg/s, F=%g: %.0f seg/s (x%.2f); F=%g run gains %s" % (
     climb(a), F, climb(b), x, F, gains))
 sys.exit(0 if gains == [F] and x >= float(want[2:]) else 1)
+EOF2
+		# F scales the decrease: with F = 4 a loss keeps (1 + beta)/2 of
+		# the window (Reno 3/4, CUBIC 870/1024) instead of beta (1/2,
+		# 717/1024).  Kept fraction per loss event: the new ssthresh over
+		# the largest cwnd sampled since the previous one.
+		check "set scale_decrease=1" "$CTL" set scale_decrease=1
+		bulk_run $cc "$WORK/bulkD.json" --hint-bytes 1000000000000 --pydir "$PYDIR"
+		local keep="0.50 0.75"; [[ $cc == mltcp_cubic ]] && keep="0.70 0.85"
+		check "$cc: gain F = 4 scales the decrease (kept fraction $keep, +-0.06)" \
+			$PY - "$WORK/bulkF.json" "$WORK/bulkD.json" $keep <<'EOF2'
+import json, statistics, sys
+def kept(d):
+    """Median of ssthresh / preceding cwnd peak over the loss events."""
+    out, peak, last = [], 0, None
+    for cwnd, ss in zip(d["cwnd"], d["ssthresh"]):
+        if last is not None and ss != last and ss < 0x7fffffff and peak:
+            out.append(ss / peak)
+            peak = 0
+        last = ss
+        peak = max(peak, cwnd)
+    return statistics.median(out) if len(out) >= 3 else None, len(out)
+(off, n_off), (on, n_on) = kept(json.load(open(sys.argv[1]))), kept(json.load(open(sys.argv[2])))
+print("kept fraction per loss, F = 4: unscaled %s (%d events), scaled %s (%d events)" % (
+    off and "%.2f" % off, n_off, on and "%.2f" % on, n_on))
+want_off, want_on = float(sys.argv[3]), float(sys.argv[4])
+sys.exit(0 if off is not None and on is not None and abs(off - want_off) <= 0.06
+         and abs(on - want_on) <= 0.06 else 1)
 EOF2
 	done
 	check "unload" "$CTL" unload

@@ -3,13 +3,16 @@
 // core's invariants against an independent 128-bit reference:
 //   F within [gain_min, gain_max] or exactly neutral; bytes_ratio within
 //   [0, 1] or "none" and equal to the exact quotient; Reno w >= 1, CUBIC
-//   cnt >= 2; the cached Reno path consistent with its cached F; DCQCN min <= R_C <= line, R_T <= line, alpha <= 1.
+//   cnt >= 2; the decrease's beta within [beta/2, (1 + beta)/2] and unscaled
+//   when off or neutral; the cached Reno path consistent with its cached F;
+//   DCQCN min <= R_C <= line, R_T <= line, alpha <= 1.
 // ASan and UBSan turn any overflow or out-of-bounds into a crash.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 extern "C" {
 #include "mltcp.h"
@@ -65,6 +68,13 @@ void CheckIter(const mltcp_iter& it, const mltcp_params& p, mltcp_reno_cache* ca
     Check(gain >= p.gain_min && gain <= p.gain_max, "gain out of bounds");
   Check(mltcp_reno_ai_w(it.iter_bytes & 0xffffffff, gain) >= 1, "reno w < 1");
   Check(mltcp_cubic_cnt(it.iter_bytes & 0xffffffff, gain) >= 2, "cubic cnt < 2");
+  for (const uint32_t base : {MLTCP_RENO_BETA, 717u}) {
+    const uint32_t beta = mltcp_decrease_beta(base, gain, &p);
+    Check(beta >= base / 2 && beta <= (MLTCP_BETA_ONE + base) / 2, "decrease beta out of bounds");
+    if (!p.scale_decrease || gain == MLTCP_GAIN_ONE)
+      Check(beta == base, "decrease scaled while off or neutral");
+    Check(mltcp_ssthresh(it.iter_bytes & 0xffffffff, beta) >= 2, "ssthresh < 2");
+  }
   Check(it.hinted <= it.iterations || it.iterations == MLTCP_U32_MAX,
         "more hinted boundaries than iterations");
   // The Reno fast path: a valid F, and w consistent with it.
@@ -135,6 +145,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         q.idle_min_us = in.Take<uint32_t>() % 11000000;
         q.idle_max_us = in.Take<uint32_t>() % 11000000;
         q.idle_rtt_mult = in.Take<uint8_t>() % 70;
+        q.scale_decrease = in.Take<uint8_t>() % 3;
         if (mltcp_params_validate(&q) == MLTCP_PARAM_OK) {
           p = q;
           // Documented: a cached F keeps the old parameters until its step

@@ -82,6 +82,8 @@ TEST(Iter, LearningIgnoresOneOddIterationAndFollowsSlowChange) {
   Driver d;
   d.Phase(100000);
   ASSERT_TRUE(d.Idle(100000));
+  d.Phase(100000);  // agrees: E confirmed
+  ASSERT_TRUE(d.Idle(100000));
   d.Phase(300000);  // 3x: outlier, ignored
   ASSERT_TRUE(d.Idle(100000));
   EXPECT_EQ(d.it.bytes_per_iter, 100000u);
@@ -101,7 +103,29 @@ TEST(Iter, LearningIgnoresOneOddIterationAndFollowsSlowChange) {
   d.Phase(400000);
   ASSERT_TRUE(d.Idle(100000));
   EXPECT_EQ(d.it.bytes_per_iter, 400000u);
-  EXPECT_EQ(d.it.iterations, 7u);
+  EXPECT_EQ(d.it.iterations, 8u);
+}
+
+TEST(Iter, UnconfirmedSizeIsReplacedByTheFirstRealIteration) {
+  // A connection's first "iteration" is its 32-byte bootstrap message: the
+  // first real iteration replaces it at once, so the gain acts from the
+  // second real iteration on, instead of the third.
+  Driver d;
+  d.Phase(32);
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 32u);
+  d.Phase(2130000);
+  EXPECT_EQ(mltcp_iter_ratio(&d.it), MLTCP_RATIO_NONE);  // ran past 2E
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 2130000u);
+  d.Phase(1065000);
+  EXPECT_EQ(mltcp_iter_ratio(&d.it), MLTCP_RATIO_ONE / 2);
+  ASSERT_TRUE(d.Idle(100000));
+  // E rests on two agreeing samples now: one odd iteration is ignored.
+  EXPECT_EQ(d.it.bytes_per_iter, 2130000u - 1065000u / 4);
+  d.Phase(32);
+  ASSERT_TRUE(d.Idle(100000));
+  EXPECT_EQ(d.it.bytes_per_iter, 2130000u - 1065000u / 4);
 }
 
 TEST(Iter, HintOverridesDetection) {

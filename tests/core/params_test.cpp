@@ -39,6 +39,8 @@ TEST(Params, RejectsEachOutOfRangeField) {
        MLTCP_PARAM_IDLE_MIN_ABOVE_MAX},
       {"rtt_mult=0", [](mltcp_params* p) { p->idle_rtt_mult = 0; }, MLTCP_PARAM_BAD_IDLE_RTT_MULT},
       {"rtt_mult>64", [](mltcp_params* p) { p->idle_rtt_mult = 65; }, MLTCP_PARAM_BAD_IDLE_RTT_MULT},
+      {"scale_decrease=2", [](mltcp_params* p) { p->scale_decrease = 2; },
+       MLTCP_PARAM_BAD_SCALE_DECREASE},
   };
   for (const auto& c : cases) {
     mltcp_params p = DefaultParams();
@@ -59,6 +61,7 @@ TEST(Params, BoundaryValuesAreAccepted) {
   p.idle_min_us = 50;
   p.idle_max_us = 10000000;
   p.idle_rtt_mult = 64;
+  p.scale_decrease = 0;
   EXPECT_EQ(mltcp_params_validate(&p), MLTCP_PARAM_OK);
 }
 

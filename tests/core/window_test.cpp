@@ -30,6 +30,36 @@ TEST(Window, RenoW) {
   EXPECT_EQ(mltcp_reno_ai_w(0xffffffffu, 16), 0xffffffffu);  // saturates
 }
 
+TEST(Window, DecreaseKeepsBetaTimesFWithinHalfwayBounds) {
+  mltcp_params p;
+  mltcp_params_default(&p);
+  ASSERT_EQ(p.scale_decrease, 1u);
+  // Reno, beta 1/2: keep F/2 within [1/4, 3/4].
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 1024, &p), 512u);  // F = 1: Reno
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 768, &p), 384u);   // F = 0.75
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 256, &p), 256u);   // 128, raised to 1/4
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 1792, &p), 768u);  // 896, lowered to 3/4
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 0, &p), 256u);     // never below beta/2
+  // CUBIC, beta 717/1024: keep 0.7 F within [358, 870].
+  EXPECT_EQ(mltcp_decrease_beta(717, 1229, &p), 860u);  // 717 * 1229 / 1024 = 860.5
+  EXPECT_EQ(mltcp_decrease_beta(717, 512, &p), 358u);   // 358.5 -> beta/2 = 358
+  EXPECT_EQ(mltcp_decrease_beta(717, 4096, &p), 870u);  // (1024 + 717) / 2
+  // Off, or a beta that keeps everything: the base's beta, whatever F.
+  p.scale_decrease = 0;
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 256, &p), 512u);
+  p.scale_decrease = 1;
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_BETA_ONE, 256, &p), MLTCP_BETA_ONE);
+}
+
+TEST(Window, SsthreshIsCwndTimesBetaAtLeastTwo) {
+  EXPECT_EQ(mltcp_ssthresh(100, MLTCP_RENO_BETA), 50u);  // tcp_reno_ssthresh
+  EXPECT_EQ(mltcp_ssthresh(101, MLTCP_RENO_BETA), 50u);  // cwnd >> 1
+  EXPECT_EQ(mltcp_ssthresh(100, 717), 70u);              // bictcp_recalc_ssthresh: 70.02
+  EXPECT_EQ(mltcp_ssthresh(10, 384), 3u);                // 3.75, floored
+  EXPECT_EQ(mltcp_ssthresh(3, 256), 2u);                 // 0.75: at least 2
+  EXPECT_EQ(mltcp_ssthresh(0xffffffffu, 870), 0xd97fffffu);  // 64-bit product, no overflow
+}
+
 TEST(Window, RenoGrowsFSegmentsPerRtt) {
   const struct {
     uint32_t gain;

@@ -1,11 +1,14 @@
 // emu_unit_tests.cpp - unit tests of the job-profile parser (the format shared
-// with ns-3, profiles/README.md), the byte splitting rules and the statistics.
+// with ns-3, profiles/README.md), the byte splitting rules, the statistics and
+// the ring all-reduce schedule (ring.h).
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <numeric>
+#include <set>
 
 #include "profile.h"
+#include "ring.h"
 #include "stats.h"
 
 using namespace mltcp_emu;
@@ -145,4 +148,112 @@ TEST(Stats, NearestRankPercentile)
 	EXPECT_EQ(s.n, 3u);
 	EXPECT_DOUBLE_EQ(s.mean_us, 20.0);
 	EXPECT_EQ(s.p99_us, 30.0);
+}
+
+TEST(Ring, Neighbours)
+{
+	EXPECT_EQ(ring_next(3, 2), 0u);
+	EXPECT_EQ(ring_prev(3, 0), 2u);
+	EXPECT_EQ(ring_next(2, 0), 1u);
+	EXPECT_EQ(ring_prev(2, 0), 1u);
+	EXPECT_EQ(ring_steps(2), 2u);
+	EXPECT_EQ(ring_steps(8), 14u);
+}
+
+TEST(Ring, TwoRanksSwapHalves)
+{
+	// Rank 0 sends chunk 0 and gets chunk 1 to reduce, then sends the
+	// reduced chunk 1 back and gets the reduced chunk 0.
+	RingStep s0 = ring_step(2, 0, 0), s1 = ring_step(2, 0, 1);
+	EXPECT_EQ(s0.send_chunk, 0u);
+	EXPECT_EQ(s0.recv_chunk, 1u);
+	EXPECT_TRUE(s0.reduce);
+	EXPECT_EQ(s1.send_chunk, 1u);
+	EXPECT_EQ(s1.recv_chunk, 0u);
+	EXPECT_FALSE(s1.reduce);
+}
+
+// Every step: a rank receives what its previous rank sends, and (after step 0)
+// sends what it received in the step before: the data dependency.
+TEST(Ring, StepsMatchNeighboursAndForwardWhatArrived)
+{
+	for (uint32_t k = kMinRingRanks; k <= 9; k++)
+		for (uint32_t r = 0; r < k; r++)
+			for (uint32_t t = 0; t < ring_steps(k); t++) {
+				RingStep s = ring_step(k, r, t);
+				ASSERT_LT(s.send_chunk, k);
+				ASSERT_LT(s.recv_chunk, k);
+				EXPECT_EQ(s.recv_chunk, ring_step(k, ring_prev(k, r), t).send_chunk)
+					<< "K=" << k << " rank " << r << " step " << t;
+				EXPECT_EQ(s.reduce, t < k - 1);
+				if (t > 0) {
+					EXPECT_EQ(s.send_chunk, ring_step(k, r, t - 1).recv_chunk)
+						<< "K=" << k << " rank " << r << " step " << t;
+				}
+			}
+}
+
+// Simulates the all-reduce on sets of contributions: after 2(K-1) steps every
+// rank holds every chunk reduced over all K ranks.
+TEST(Ring, EveryRankEndsWithEveryChunkFullyReduced)
+{
+	for (uint32_t k = kMinRingRanks; k <= 9; k++) {
+		// have[r][c]: the ranks whose contribution rank r's copy of chunk c holds.
+		std::vector<std::vector<uint64_t>> have(k, std::vector<uint64_t>(k));
+		for (uint32_t r = 0; r < k; r++)
+			for (uint32_t c = 0; c < k; c++)
+				have[r][c] = 1ull << r;
+		for (uint32_t t = 0; t < ring_steps(k); t++) {
+			auto before = have;	// all ranks send at once
+			for (uint32_t r = 0; r < k; r++) {
+				RingStep s = ring_step(k, r, t);
+				uint64_t got = before[ring_prev(k, r)][s.recv_chunk];
+				if (s.reduce) {
+					EXPECT_EQ(before[r][s.recv_chunk] & got, 0u) << "reduced twice";
+					have[r][s.recv_chunk] |= got;
+				} else {
+					have[r][s.recv_chunk] = got;
+				}
+			}
+		}
+		uint64_t all = (k == 64) ? ~0ull : (1ull << k) - 1;
+		for (uint32_t r = 0; r < k; r++)
+			for (uint32_t c = 0; c < k; c++)
+				EXPECT_EQ(have[r][c], all) << "K=" << k << " rank " << r << " chunk " << c;
+	}
+}
+
+TEST(Ring, BytesSentAddUp)
+{
+	for (uint64_t total : {3ull, 1000ull, 2130001ull})
+		for (uint32_t k : {2u, 3u, 8u}) {
+			if (total < k)
+				continue;
+			uint64_t sum = 0;
+			for (uint32_t r = 0; r < k; r++) {
+				uint64_t mine = ring_bytes_sent(total, k, r);
+				// 2(K-1)/K of the buffer, give or take a byte per step.
+				double ideal = 2.0 * (k - 1) * (double)total / k;
+				EXPECT_NEAR((double)mine, ideal, ring_steps(k));
+				sum += mine;
+			}
+			// Each step moves every chunk once.
+			EXPECT_EQ(sum, ring_steps(k) * total);
+		}
+	EXPECT_EQ(ring_bytes_sent(2130000, 2, 0), 2130000u);	// K=2: the whole buffer
+}
+
+TEST(Ring, PatternOffsetsInRangeAndDistinct)
+{
+	const uint64_t period = 65521;
+	std::set<uint64_t> seen;
+	for (uint64_t i = 0; i < 4; i++)
+		for (uint32_t b = 0; b < 4; b++)
+			for (uint32_t t = 0; t < 4; t++) {
+				uint64_t off = ring_pattern_offset(i, b, t, period);
+				EXPECT_LT(off, period);
+				seen.insert(off);
+			}
+	EXPECT_EQ(seen.size(), 64u);
+	EXPECT_EQ(ring_pattern_offset(7, 1, 2, period), ring_pattern_offset(7, 1, 2, period));
 }

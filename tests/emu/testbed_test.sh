@@ -2,7 +2,10 @@
 # testbed_test.sh - the namespace testbed: up with a leftover of a "crashed"
 # run present, traffic through the bottleneck (the tbf counts it, iteration
 # time above the line-rate minimum), down leaves no namespace behind, and
-# non-root gets a clear message.  Needs root (else skipped: 77).
+# non-root gets a clear message; then the ring layout (--rx-workers, --bidir):
+# a 2-rank mltcp-emu ring between a sender and a receiver-side worker crosses
+# the bottleneck in both directions, and down removes the workers too.
+# Needs root (else skipped: 77).
 set -euo pipefail
 EMU=${1:?usage: $0 <mltcp-emu> <mltcp-testbed>}
 TB=${2:?usage: $0 <mltcp-emu> <mltcp-testbed>}
@@ -50,4 +53,36 @@ echo "ok: 3 iterations through the tbf ($sent bytes)"
 "$TB" down
 [[ $(left) -eq 0 ]] || fail "namespaces left after down: $(ip netns list)"
 "$TB" down >/dev/null   # idempotent
+
+# Ring layout: a worker namespace behind the bottleneck, tbf both ways.
+rc=0; "$TB" up --rx-workers 40 >"$TMP/out" 2>&1 || rc=$?
+[[ $rc -ne 0 && $(left) -eq 0 ]] && grep -q -- "--rx-workers must be" "$TMP/out" ||
+	fail "--rx-workers 40: rc $rc: $(cat "$TMP/out")"
+ip netns add "$MLTCP_TB_PREFIX-r1"   # leftover
+"$TB" up --senders 1 --rx-workers 1 --bidir
+[[ $(left) -eq 4 ]] || fail "expected 4 namespaces (s1 br rx r1), have $(left)"
+[[ $("$TB" addr r1) == 10.199.0.51 ]] || fail "addr r1: $("$TB" addr r1)"
+peers=$("$TB" addr 1):5002,$("$TB" addr r1):5002
+ring_rank() {   # rank, namespace
+	ip netns exec "$MLTCP_TB_PREFIX-$2" "$EMU" ring --rank "$1" --peers "$peers" \
+		--profile-file "$TMP/t.prof" --profile t --cc cubic --iterations 3 \
+		--connect-timeout-s 5 --csv "$TMP/ring$1.csv" --json /dev/null
+}
+ring_rank 1 r1 &
+worker=$!
+ring_rank 0 s1 || fail "ring rank 0 failed"
+wait $worker || fail "ring rank 1 failed"
+[[ $(wc -l <"$TMP/ring0.csv") -eq 4 ]] || fail "ring: 3 iterations expected: $(cat "$TMP/ring0.csv")"
+# 500 kB per iteration, 250 kB each way per step, two steps: >= 20.9 ms.
+awk -F, 'NR>1 && $6-$5 < 18000 { print "comm " $6-$5 " us < 18 ms"; exit 1 }' "$TMP/ring0.csv" ||
+	fail "ring faster than the 200 Mbit/s bottleneck allows"
+for dev in p-rx p-rxb; do
+	sent=$(tc -s -n "$MLTCP_TB_PREFIX-br" qdisc show dev $dev | awk '/Sent/ {print $2; exit}')
+	((sent >= 1500000)) || fail "tbf on $dev saw only $sent bytes"
+done
+"$TB" status >"$TMP/status"
+grep -q "towards the senders (p-rxb)" "$TMP/status" || fail "status does not show the second tbf"
+echo "ok: 2-rank ring through the bottleneck in both directions"
+"$TB" down
+[[ $(left) -eq 0 ]] || fail "namespaces left after down: $(ip netns list)"
 echo "PASS emu_testbed"

@@ -18,6 +18,13 @@ Definitions (docs/evaluation.md):
                window [comm_start(k), comm_end(k+2)] of the first job has
                overlap < 10%: three consecutive iterations without contention.
 
+Ring jobs ("ringK:<profile>" in MIXES) are K mltcp-emu ring processes doing
+a ring all-reduce: even ranks in sender namespaces, odd ranks in
+receiver-side worker namespaces, so every hop crosses the bottleneck, which
+then sits on both directions (mltcp-testbed --rx-workers, --bidir).  Rank 0's
+CSV is the job's.  Mixes with ring jobs run after the others, on a testbed
+rebuilt with that layout, so the other mixes run on the plain dumbbell.
+
 Must run as root with /usr/bin/python3 (matplotlib is Debian's).  Holds the
 host lock /run/lock/mltcp-host.lock for the whole session (MLTCP's BPF
 congestion controls are host-wide, the testbed's names fixed); the testbed, mltcpctl load/unload and every process it starts are
@@ -44,14 +51,17 @@ AVAIL_CC = "/proc/sys/net/ipv4/tcp_available_congestion_control"
 PREFIX = "mltcp-tb"
 RX_ADDR = "10.199.0.2"
 PORT = 5001
+RING_PORT = 5002            # every ring rank listens on its own address
 OVERLAP_CLEAN = 0.10        # a phase with less overlap counts as not contended
 CLEAN_RUN = 3               # consecutive clean iterations = interleaved
 START_LEAD_S = 1.0          # connections are set up before the common start
 BIN_US = 10000              # receiver throughput bins
 
-# name -> (category, [(job name, profile), ...]).  Categories drive the
-# target checks: "compatible" mixes can interleave (sum of communication
-# fractions < 1); "unavoidable" ones cannot (MLTCP must do no harm).
+# name -> (category, [(job name, job spec), ...]).  A job spec is a profile
+# name (mltcp-emu send to the receiver) or "ringK:<profile>" (K workers in a
+# ring all-reduce, mltcp-emu ring).  Categories drive the target checks:
+# "compatible" mixes can interleave (sum of communication fractions < 1);
+# "unavoidable" ones cannot (MLTCP must do no harm).
 MIXES = {
     "two_identical": ("compatible", [("a", "vgg16"), ("b", "vgg16")]),
     "three_mixed": ("compatible", [("resnet50", "resnet50"), ("bert", "bert_large"),
@@ -64,6 +74,9 @@ MIXES = {
     "tag": ("compatible", [("a", "tag"), ("b", "tag")]),
     "dorylus": ("unavoidable", [("dorylus", "dorylus"), ("vgg16", "vgg16")]),
     "bulk": ("fairness", [("vgg16", "vgg16"), ("bulk", "bulk")]),
+    # Two jobs, each a ring of 2 workers (one on either side of the
+    # bottleneck): each direction carries what two_identical carries one way.
+    "ring": ("compatible", [("a", "ring2:vgg16"), ("b", "ring2:vgg16")]),
 }
 DEFAULT_MIXES = list(MIXES)
 BASE_OF = {"mltcp": "reno", "mltcp_cubic": "cubic"}
@@ -164,12 +177,69 @@ class Mltcp:
             self.loaded_by_us = False
 
 
+# ------------------------------------------------------------ job layout
+
+def job_spec(spec):
+    """A MIXES job spec -> (profile, ring size; 1 = not a ring)."""
+    if spec.startswith("ring") and ":" in spec:
+        k, prof = spec[len("ring"):].split(":", 1)
+        return prof, int(k)
+    return spec, 1
+
+
+def is_ring_mix(mix):
+    return any(job_spec(spec)[1] > 1 for _, spec in MIXES[mix][1])
+
+
+def placements(jobs):
+    """[(name, spec)] -> {name: [namespace suffix per rank]}: a plain job gets
+    the next sender namespace; a ring's even ranks take sender namespaces and
+    its odd ranks receiver-side worker namespaces, so that every hop of the
+    ring crosses the bottleneck."""
+    senders = workers = 0
+    out = {}
+    for name, spec in jobs:
+        where = []
+        for rank in range(job_spec(spec)[1]):
+            if rank % 2 == 0:
+                senders += 1
+                where.append("s%d" % senders)
+            else:
+                workers += 1
+                where.append("r%d" % workers)
+        out[name] = where
+    return out
+
+
+def testbed_options(mixes):
+    """mltcp-testbed up options for a group of mixes: as many sender (and
+    worker) namespaces as the largest mix needs; rings get the bottleneck on
+    both directions."""
+    senders = workers = 0
+    for m in mixes:
+        where = [ns for nss in placements(MIXES[m][1]).values() for ns in nss]
+        senders = max(senders, sum(1 for ns in where if ns[0] == "s"))
+        workers = max(workers, sum(1 for ns in where if ns[0] == "r"))
+    opts = ["--senders", str(senders)]
+    if any(is_ring_mix(m) for m in mixes):
+        opts += ["--rx-workers", str(workers), "--bidir"]
+    return opts
+
+
+_addrs = {}
+
+
+def ns_addr(where):
+    """IPv4 address of testbed namespace suffix "s<i>" or "r<j>"."""
+    if where not in _addrs:
+        _addrs[where] = run([TESTBED, "addr", where[1:] if where[0] == "s" else where]
+                            ).stdout.strip()
+    return _addrs[where]
+
+
 # ------------------------------------------------------------ one run
 
-def run_jobs(args, rundir, jobs, cc, iterations):
-    """Runs jobs [(name, profile)] together; returns {name: csv rows}."""
-    os.makedirs(rundir, exist_ok=True)
-    t0 = now_us() + int(START_LEAD_S * 1e6)
+def start_receiver(args, rundir, t0):
     rx = spawn(in_netns(PREFIX + "-rx") + [args.emu, "recv", "--port", str(PORT),
                 "--log-dir", rundir, "--t0-us", str(t0), "--bin-us", str(BIN_US),
                 "--port-file", os.path.join(rundir, "port")],
@@ -180,22 +250,58 @@ def run_jobs(args, rundir, jobs, cc, iterations):
         time.sleep(0.02)
     if rx.poll() is not None:
         raise RuntimeError("receiver exited with %d" % rx.returncode)
-    senders = []
-    for i, (name, prof) in enumerate(jobs):
-        cmd = in_netns("%s-s%d" % (PREFIX, i + 1)) + [args.emu, "send",
-               "--dst", "%s:%d" % (RX_ADDR, PORT), "--profile-file", args.profiles,
-               "--profile", prof, "--job", name, "--cc", cc, "--iterations", str(iterations),
+    return rx
+
+
+def ring_commands(args, rundir, name, prof, where, cc, iterations, t0):
+    """[(output base name, command)] for the ranks of one ring job.  Rank 0
+    writes <name>.csv|json and rx-<name>.csv (what crosses the bottleneck
+    towards the senders), rank k <name>.rank<k>.*."""
+    peers = ",".join("%s:%d" % (ns_addr(ns), RING_PORT) for ns in where)
+    out = []
+    for rank, ns in enumerate(where):
+        base = name if rank == 0 else "%s.rank%d" % (name, rank)
+        rx_log = "rx-%s.csv" % name if rank == 0 else base + ".rx.csv"
+        cmd = in_netns("%s-%s" % (PREFIX, ns)) + [args.emu, "ring", "--rank", str(rank),
+               "--peers", peers, "--profile-file", args.profiles, "--profile", prof,
+               "--job", name, "--cc", cc, "--iterations", str(iterations),
                "--start-at-us", str(t0), "--t0-us", str(t0), "--warmup", str(args.warmup),
-               "--csv", os.path.join(rundir, name + ".csv"),
-               "--json", os.path.join(rundir, name + ".json"),
-               "--bulk-seconds", str(args.bulk_seconds)]
-        if args.hints and cc in BASE_OF:
-            cmd.append("--hints")
-        err = open(os.path.join(rundir, name + ".err"), "w")
-        senders.append((name, spawn(cmd, stdout=subprocess.DEVNULL, stderr=err)))
+               "--csv", os.path.join(rundir, base + ".csv"),
+               "--json", os.path.join(rundir, base + ".json"),
+               "--rx-log", os.path.join(rundir, rx_log), "--bin-us", str(BIN_US)]
+        out.append((base, cmd))
+    return out
+
+
+def run_jobs(args, rundir, jobs, cc, iterations):
+    """Runs jobs [(name, spec)] together; returns {name: csv rows}."""
+    os.makedirs(rundir, exist_ok=True)
+    t0 = now_us() + int(START_LEAD_S * 1e6)
+    plain = [name for name, spec in jobs if job_spec(spec)[1] == 1]
+    rx = start_receiver(args, rundir, t0) if plain else None
+    where = placements(jobs)
+    procs = []
+    for name, spec in jobs:
+        prof, ranks = job_spec(spec)
+        if ranks > 1:
+            cmds = ring_commands(args, rundir, name, prof, where[name], cc, iterations, t0)
+        else:
+            cmds = [(name, in_netns("%s-%s" % (PREFIX, where[name][0])) + [args.emu, "send",
+                     "--dst", "%s:%d" % (RX_ADDR, PORT), "--profile-file", args.profiles,
+                     "--profile", prof, "--job", name, "--cc", cc,
+                     "--iterations", str(iterations),
+                     "--start-at-us", str(t0), "--t0-us", str(t0), "--warmup", str(args.warmup),
+                     "--csv", os.path.join(rundir, name + ".csv"),
+                     "--json", os.path.join(rundir, name + ".json"),
+                     "--bulk-seconds", str(args.bulk_seconds)])]
+        for base, cmd in cmds:
+            if args.hints and cc in BASE_OF:
+                cmd.append("--hints")
+            err = open(os.path.join(rundir, base + ".err"), "w")
+            procs.append((base, spawn(cmd, stdout=subprocess.DEVNULL, stderr=err)))
     deadline = time.time() + START_LEAD_S + 5 + iterations * 2.0
     failed = []
-    for name, p in senders:
+    for name, p in procs:
         try:
             rc = p.wait(timeout=max(1, deadline - time.time()))
         except subprocess.TimeoutExpired:
@@ -205,8 +311,9 @@ def run_jobs(args, rundir, jobs, cc, iterations):
             failed.append("%s: %s %s" % (name, rc, open(os.path.join(rundir, name + ".err"))
                                          .read().strip()))
     time.sleep(0.05)
-    rx.terminate()
-    rx.wait(timeout=5)
+    if rx:
+        rx.terminate()
+        rx.wait(timeout=5)
     if failed:
         raise RuntimeError("job failed: " + "; ".join(failed))
     out = {}
@@ -357,7 +464,7 @@ def measure_isolated(args, profiles, ccs, outdir):
     iso, bulk_rate = {}, {}
     for prof in profiles:
         for cc in ccs:
-            rundir = os.path.join(outdir, "isolated", "%s-%s" % (prof, cc))
+            rundir = os.path.join(outdir, "isolated", "%s-%s" % (prof.replace(":", "-"), cc))
             if prof == "bulk":
                 saved = args.bulk_seconds
                 args.bulk_seconds = 3
@@ -413,16 +520,17 @@ def summarise(results, ccs, mixes):
 
 
 def print_table(table, ccs, mixes):
-    lines = ["%-14s %-12s %4s %10s %9s %9s %8s %12s %6s" %
-             ("mix", "cc", "reps", "mean_ratio", "p99_ratio", "p99_after", "overlap",
+    w = max([14] + [len(m) for m in mixes])     # mix column (two_identical_vm)
+    lines = ["%-*s %-12s %4s %10s %9s %9s %8s %12s %6s" %
+             (w, "mix", "cc", "reps", "mean_ratio", "p99_ratio", "p99_after", "overlap",
               "interleaved", "bulk")]
     for mix in mixes:
         for cc in ccs:
             t = table.get((mix, cc))
             if not t:
                 continue
-            lines.append("%-14s %-12s %4d %10.3f %9.3f %9s %8.2f %12s %6s" % (
-                mix, cc, t["reps"], t["mean_ratio"], t["p99_ratio"],
+            lines.append("%-*s %-12s %4d %10.3f %9.3f %9s %8.2f %12s %6s" % (
+                w, mix, cc, t["reps"], t["mean_ratio"], t["p99_ratio"],
                 "-" if t["p99_ratio_after"] is None else "%.3f" % t["p99_ratio_after"],
                 t["overlap"],
                 "%s (%d/%d)" % (fmt_iter(t["interleaved_at"]), t["interleaved_runs"], t["reps"]),
@@ -481,6 +589,31 @@ def check_targets(table, iso):
     for line in out:
         log(line)
     return out
+
+
+def run_group(args, mixes, ccs, iso, bulk_rate, results):
+    """Repetitions x mixes x congestion controls on the testbed as it is up;
+    appends each run's result to `results` and prints its RESULT line."""
+    for rep in range(args.reps):
+        for mix in mixes:
+            for cc in ccs:
+                rundir = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep + 1))
+                rows = run_jobs(args, rundir, MIXES[mix][1], cc, args.iterations)
+                res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate,
+                              args.bulk_seconds)
+                res["rep"] = rep + 1
+                res["dir"] = rundir
+                results.append(res)
+                with open(os.path.join(rundir, "result.json"), "w") as f:
+                    json.dump(res, f, indent=1)
+                extra = "" if res.get("bulk_share") is None else \
+                    " bulk_share=%.3f" % res["bulk_share"]
+                if res.get("p99_ratio_after") is not None:
+                    extra += " p99_ratio_after_il=%.3f" % res["p99_ratio_after"]
+                log("RESULT mix=%s cc=%s mean_ratio=%.3f p99_ratio=%.3f interleaved_at=%s"
+                    " rep=%d overlap=%.2f%s" % (mix, cc, res["mean_ratio"], res["p99_ratio"],
+                                                fmt_iter(res["interleaved_at"]), rep + 1,
+                                                res["overlap_mean"], extra))
 
 
 def main():
@@ -557,30 +690,18 @@ def main():
         fcntl.flock(lock, fcntl.LOCK_EX)
         if need_mltcp:
             mltcp.ensure()
-        njobs = max(len(MIXES[m][1]) for m in mixes)
-        log(run([TESTBED, "up", "--senders", str(njobs)] + args.testbed.split()).stdout.strip())
-        profiles = sorted({p for m in mixes for _, p in MIXES[m][1]})
-        iso, bulk_rate = measure_isolated(args, profiles, ccs, args.out)
-        for rep in range(args.reps):
-            for mix in mixes:
-                for cc in ccs:
-                    rundir = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep + 1))
-                    rows = run_jobs(args, rundir, MIXES[mix][1], cc, args.iterations)
-                    res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate,
-                                  args.bulk_seconds)
-                    res["rep"] = rep + 1
-                    res["dir"] = rundir
-                    results.append(res)
-                    with open(os.path.join(rundir, "result.json"), "w") as f:
-                        json.dump(res, f, indent=1)
-                    extra = "" if res.get("bulk_share") is None else \
-                        " bulk_share=%.3f" % res["bulk_share"]
-                    if res.get("p99_ratio_after") is not None:
-                        extra += " p99_ratio_after_il=%.3f" % res["p99_ratio_after"]
-                    log("RESULT mix=%s cc=%s mean_ratio=%.3f p99_ratio=%.3f interleaved_at=%s"
-                        " rep=%d overlap=%.2f%s" % (mix, cc, res["mean_ratio"], res["p99_ratio"],
-                                                    fmt_iter(res["interleaved_at"]), rep + 1,
-                                                    res["overlap_mean"], extra))
+        iso, bulk_rate = {}, {}
+        # Ring mixes need another testbed layout: they run after the others,
+        # which keep the plain dumbbell.
+        groups = [[m for m in mixes if not is_ring_mix(m)], [m for m in mixes if is_ring_mix(m)]]
+        for group in [g for g in groups if g]:
+            log(run([TESTBED, "up"] + testbed_options(group) + args.testbed.split())
+                .stdout.strip())
+            profiles = sorted({p for m in group for _, p in MIXES[m][1]})
+            group_iso, group_bulk = measure_isolated(args, profiles, ccs, args.out)
+            iso.update(group_iso)
+            bulk_rate.update(group_bulk)
+            run_group(args, group, ccs, iso, bulk_rate, results)
     except KeyboardInterrupt as e:
         log("bench-interleave: interrupted (%s), cleaning up" % e)
         stop_children()

@@ -117,6 +117,7 @@ constexpr ParamField kParams[] = {
 	{"idle_min_us", &mltcp_params::idle_min_us, "lower bound of the boundary idle gap"},
 	{"idle_max_us", &mltcp_params::idle_max_us, "upper bound of the boundary idle gap"},
 	{"idle_rtt_mult", &mltcp_params::idle_rtt_mult, "idle gap is at least this many srtt"},
+	{"scale_decrease", &mltcp_params::scale_decrease, "1: a loss keeps beta*F of cwnd"},
 };
 
 std::string param_names()
@@ -991,7 +992,9 @@ const Command kCommands[] = {
 	 "  gain_max       upper clamp of F, 1024..16384\n"
 	 "  idle_min_us    lower bound of the boundary idle gap, 50..10000000\n"
 	 "  idle_max_us    upper bound of the boundary idle gap, 50..10000000\n"
-	 "  idle_rtt_mult  idle gap is at least this many smoothed RTTs, 1..64\n"},
+	 "  idle_rtt_mult  idle gap is at least this many smoothed RTTs, 1..64\n"
+	 "  scale_decrease 0 or 1 (1: a loss keeps beta*F of cwnd, within\n"
+	 "                 [beta/2, (1+beta)/2]; 0: the base algorithm's beta)\n"},
 	{"stats", cmd_stats,
 	 "usage: mltcpctl stats [--json | --prometheus] [--watch SECONDS]\n"
 	 "Per-flow MLTCP state: iterations (detected and hinted), bytes in the current\n"
