@@ -305,25 +305,40 @@ void hint_iteration(int fd, uint64_t bytes)
 #endif
 }
 
-std::vector<IterRecord> run_iterations(const Profile &p, const SendOptions &o,
-				       const std::vector<int> &fds, uint64_t t_start)
+// The iteration schedule every job kind shares: compute (for an async,
+// Dorylus-like profile overlapped with the previous communication phase, so
+// only its remainder waits), then communicate(i, bytes), one record each.
+template <typename Communicate>
+std::vector<IterRecord> run_schedule(const Profile &p, uint64_t iterations, uint64_t t_start,
+				     Communicate communicate)
 {
 	std::vector<IterRecord> recs;
 	uint64_t prev_end = t_start, prev_comm_start = 0;
-	for (uint64_t i = 0; i < o.iterations; i++) {
+	for (uint64_t i = 0; i < iterations; i++) {
 		IterRecord r{};
 		r.bytes = iteration_bytes(p, i);
 		r.start = prev_end;
-		// Async (Dorylus-like): the compute of this iteration started with
-		// the previous communication phase, so only its remainder waits.
 		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : r.start;
 		sleep_until_us(compute_from + p.compute_us);
 		r.comm_start = now_us();
+		communicate(i, r.bytes);
+		r.comm_end = r.end = now_us();
+		prev_end = r.end;
+		prev_comm_start = r.comm_start;
+		recs.push_back(r);
+	}
+	return recs;
+}
+
+std::vector<IterRecord> run_iterations(const Profile &p, const SendOptions &o,
+				       const std::vector<int> &fds, uint64_t t_start)
+{
+	return run_schedule(p, o.iterations, t_start, [&](uint64_t i, uint64_t bytes) {
 		if (o.hints)
 			for (uint32_t c = 0; c < fds.size(); c++)
-				hint_iteration(fds[c], split_share(r.bytes, p.conns, c));
+				hint_iteration(fds[c], split_share(bytes, p.conns, c));
 		for (uint32_t b = 0; b < p.buckets; b++) {
-			uint64_t bucket = split_share(r.bytes, p.buckets, b);
+			uint64_t bucket = split_share(bytes, p.buckets, b);
 			std::vector<Outgoing> out;
 			for (uint32_t c = 0; c < fds.size(); c++) {
 				uint64_t share = split_share(bucket, p.conns, c);
@@ -335,7 +350,7 @@ std::vector<IterRecord> run_iterations(const Profile &p, const SendOptions &o,
 				sleep_until_us(now_us() + p.bucket_gap_us);
 		}
 		for (uint32_t c = 0; c < fds.size(); c++) {
-			uint64_t got = 0, want = split_share(r.bytes, p.conns, c);
+			uint64_t got = 0, want = split_share(bytes, p.conns, c);
 			if (!read_full(fds[c], &got, sizeof(got)))
 				fatal(kExitNet, "receiver closed the connection during iteration " +
 							std::to_string(i));
@@ -343,12 +358,7 @@ std::vector<IterRecord> run_iterations(const Profile &p, const SendOptions &o,
 				fatal(kExitNet, "receiver confirmed " + std::to_string(got) +
 							" bytes, sent " + std::to_string(want));
 		}
-		r.comm_end = r.end = now_us();
-		prev_end = r.end;
-		prev_comm_start = r.comm_start;
-		recs.push_back(r);
-	}
-	return recs;
+	});
 }
 
 uint64_t run_bulk(const SendOptions &o, const std::vector<int> &fds, uint64_t t_start)
@@ -1043,33 +1053,20 @@ void ring_allreduce(RingLinks &l, uint64_t iteration, uint32_t bucket, uint64_t 
 std::vector<IterRecord> run_ring_iterations(const Profile &p, const SendOptions &o, RingLinks &l,
 					    uint64_t t_start, int stall_ms)
 {
-	std::vector<IterRecord> recs;
-	uint64_t prev_end = t_start, prev_comm_start = 0;
-	for (uint64_t i = 0; i < o.iterations; i++) {
-		IterRecord r{};
-		r.bytes = iteration_bytes(p, i);
-		r.start = prev_end;
-		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : r.start;
-		sleep_until_us(compute_from + p.compute_us);
-		r.comm_start = now_us();
+	return run_schedule(p, o.iterations, t_start, [&](uint64_t i, uint64_t bytes) {
 		if (o.hints) {
 			uint64_t mine = 0;
 			for (uint32_t b = 0; b < p.buckets; b++)
-				mine += ring_bytes_sent(split_share(r.bytes, p.buckets, b), l.ranks, l.rank);
+				mine += ring_bytes_sent(split_share(bytes, p.buckets, b), l.ranks, l.rank);
 			hint_iteration(l.next_fd, mine);
 		}
 		for (uint32_t b = 0; b < p.buckets; b++) {
 			bool last = i + 1 == o.iterations && b + 1 == p.buckets;
-			ring_allreduce(l, i, b, split_share(r.bytes, p.buckets, b), last, stall_ms);
+			ring_allreduce(l, i, b, split_share(bytes, p.buckets, b), last, stall_ms);
 			if (b + 1 < p.buckets && p.bucket_gap_us)
 				sleep_until_us(now_us() + p.bucket_gap_us);
 		}
-		r.comm_end = r.end = now_us();
-		prev_end = r.end;
-		prev_comm_start = r.comm_start;
-		recs.push_back(r);
-	}
-	return recs;
+	});
 }
 
 // Fails with exit 3 before any connection if the congestion control is
