@@ -7,6 +7,10 @@
 #                         about 1 min; qemu is a plain process, no host state)
 #   make check-kmod-dkms  DKMS add/build/install/remove (in check; host lock)
 #   make bench-kmod       mltcp vs reno, mltcp_cubic vs cubic in the guest
+#   make bench-interleave-vm  two identical training jobs (mltcp-emu) per
+#                         congestion control in the guest: tbf + netem RTT,
+#                         interleave.py's analysis (~6 min; VM_IL_REPS,
+#                         VM_IL_CCS, VM_IL_ITERATIONS, VM_IL_OUT, VM_IL_ARGS)
 
 DEB_PACKAGES  += linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod \
                  dkms ethtool iproute2 file
@@ -97,6 +101,23 @@ bench-kmod: kmod vm-tools
 	BUILD=$(BUILD) $(VM_RUN) --name bench-kmod --timeout 300 $(VM_COMMON) \
 	    $(ROOT)/tests/vm/guest/bench.sh
 	@grep -h '^RESULT ' $(BUILD)/vm/bench-kmod.log
+
+# The interleaving benchmark of issue 5 with the kernel module and a real RTT
+# (tools/bench/interleave_vm.py; guest side tests/vm/guest/interleave.sh,
+# profile tests/vm/interleave.prof).  mltcp-emu only, not all of cmake-build.
+VM_IL_REPS       ?= 5
+VM_IL_ITERATIONS ?= 30
+VM_IL_CCS        ?= reno cubic mltcp mltcp_cubic
+VM_IL_OUT        ?= $(BUILD)/bench-interleave-vm/$(shell date -u +%Y%m%d-%H%M%S)
+VM_IL_ARGS       ?=
+
+.PHONY: bench-interleave-vm
+bench-interleave-vm: kmod vm-tools cmake-configure
+	cmake --build $(BUILD)/cmake --target mltcp-emu
+	BUILD=$(BUILD) /usr/bin/python3 $(ROOT)/tools/bench/interleave_vm.py --out $(VM_IL_OUT) \
+	    --emu $(BUILD)/cmake/tools/emu/mltcp-emu --ko $(KMOD_KO) --vmtool $(VM_TOOL) \
+	    --ethtool $(shell command -v ethtool || echo /usr/sbin/ethtool) \
+	    --reps $(VM_IL_REPS) --iterations $(VM_IL_ITERATIONS) --ccs "$(VM_IL_CCS)" $(VM_IL_ARGS)
 
 # DKMS packaging: add/build/install/remove for Debian's kernel ABI (host lock).
 CHECK_TARGETS += check-kmod-dkms
