@@ -26,6 +26,11 @@ bench-sim: sim
 	$(SIM_PY) $(ROOT)/sim/experiments/run.py --sim $(SIM_BIN) --bench
 
 # Regenerates docs/simulation-results.md, docs/simulation-validation.md and
-# docs/img/sim-*.png (about 30 minutes on 2 cores).
+# docs/img/sim-*.png (about 30-45 minutes on 2 cores).  SIM_HOST_SUMMARY: a
+# `make bench-interleave` session's summary.json (e.g.
+# build/bench-interleave/decrease1/summary.json); when set, the validation
+# table gets its host columns (host mean ratio, sim/host, within 10%) from it.
+SIM_HOST_SUMMARY ?=
 sim-experiments: sim
-	$(SIM_PY) $(ROOT)/sim/experiments/run.py --sim $(SIM_BIN) --docs $(ROOT)/docs
+	$(SIM_PY) $(ROOT)/sim/experiments/run.py --sim $(SIM_BIN) --docs $(ROOT)/docs \
+	  $(if $(SIM_HOST_SUMMARY),--host-summary $(SIM_HOST_SUMMARY))

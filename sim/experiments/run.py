@@ -2,7 +2,11 @@
 """run.py - the MLTCP simulation study, regenerated in one command.
 
   run.py --sim build/cmake/sim/mltcp-sim --docs docs     full study: writes
-      docs/simulation-results.md (tables) and docs/img/sim-*.png (plots)
+      docs/simulation-results.md (tables), docs/img/sim-*.png (plots) and
+      docs/simulation-validation.md (the host testbed's mixes and settings)
+  run.py --sim ... --docs docs --validation-only --host-summary
+      build/bench-interleave/<session>/summary.json      only the validation
+      table, with its host columns from a `make bench-interleave` session
   run.py --sim ... --bench                               `make bench-sim`: a
       smaller subset, printed, ending in RESULT lines
 
@@ -237,8 +241,8 @@ def bench(r):
           "(mixed run %.1f s + isolated %.1f s; target < 120 s)" % (
               eight_wall, eight["events"], eight["events_per_s"], eight["wall_s"],
               eight["isolated_wall_s"]))
-    print("validation against the host testbed: not run here (needs make bench-interleave "
-          "figures for the same profiles; see docs/simulation.md)")
+    print("validation against the host testbed: not run here (make sim-experiments "
+          "SIM_HOST_SUMMARY=build/bench-interleave/<session>/summary.json; docs/simulation.md)")
     print("RESULT sim_speed run=64jobs_leafspine_100G_30it time_scale=0.005 wall_s=%.1f "
           "events=%d events_per_s=%.0f sim_s=%.3f" % (big["wall_s"], big["events"],
                                                        big["events_per_s"], big["sim_s"]))
@@ -334,35 +338,129 @@ def docs(r, docdir, seeds, no_scale=False):
     print("wrote %s and %s/sim-*.png" % (os.path.join(docdir, "simulation-results.md"), img))
 
 
-VALIDATION_MIXES = [("2 jobs", "testbed:2"), ("2x vgg16", "vgg16:2"),
-                    ("3 jobs", "resnet50,gpt2,bert_large")]
+# (name, sim mix, host mix of tools/bench/interleave.py MIXES or None).  The
+# host's two_identical is 2 x vgg16 and three_mixed resnet50 + bert_large +
+# gpt2; the benchmark has no mix of the `testbed` profile (sim/sim.prof:
+# 100 ms compute, 2.5 MB), so testbed:2 has no host counterpart.
+VALIDATION_MIXES = [("2 jobs", "testbed:2", None), ("2x vgg16", "vgg16:2", "two_identical"),
+                    ("3 jobs", "resnet50,gpt2,bert_large", "three_mixed")]
+VALIDATION_CCS = ("reno", "mltcp", "cubic", "mltcp_cubic")
 # The host testbed's settings (issue 5, docs/evaluation.md): 200 Mbit/s
 # bottleneck, 32 KB queue, MTU 1500 with TSO/GSO off; profiles unscaled.
-TESTBED = ["--link-gbps", "0.2", "--mtu", "1500", "--queue-pkts", "21", "--iterations", "30"]
+# Iterations and warm-up: make bench-interleave's defaults (30, 5), or the
+# host session's when --host-summary is given.
+TESTBED = ["--link-gbps", "0.2", "--mtu", "1500", "--queue-pkts", "21"]
+TESTBED_ITERATIONS, TESTBED_WARMUP = 30, 5
+AGREEMENT = 0.10  # sim/host mean ratio within 10%
 
 
-def validation(r, docdir, seeds):
-    """The simulator's half of the validation against the host testbed:
-    the same profiles and mixes at the testbed's rate and queue."""
-    grid = [(n, m, cc, s) for n, m in VALIDATION_MIXES
-            for cc in ("reno", "mltcp", "cubic", "mltcp_cubic") for s in seeds]
+def mix_profiles(mix):
+    """'vgg16:2,gpt2' -> sorted list of profile names, one per job."""
+    out = []
+    for part in mix.split(","):
+        name, _, n = part.partition(":")
+        out += [name] * (int(n) if n else 1)
+    return sorted(out)
+
+
+def load_host_summary(path):
+    """A `make bench-interleave` summary.json (tools/bench/interleave.py):
+    'table' holds per 'mix/cc' the medians over repetitions (mean_ratio,
+    p99_ratio = largest job's, interleaved_at = median iteration,
+    interleaved_runs, reps); 'runs' the per-repetition results, whose jobs
+    name their profiles; 'args' the session's options."""
+    try:
+        with open(path) as f:
+            js = json.load(f)
+        table, runs, args = js["table"], js["runs"], js["args"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit("run.py: --host-summary %s: not a bench-interleave summary.json (%s)" % (path, e))
+    profiles = {}
+    for run in runs:
+        profiles.setdefault(run["mix"], sorted(j["profile"] for j in run["jobs"].values()))
+    for _, m, hm in VALIDATION_MIXES:
+        if hm is not None and hm in profiles and profiles[hm] != mix_profiles(m):
+            sys.exit("run.py: --host-summary: host mix %s runs %s, not the simulator's %s" % (
+                hm, ",".join(profiles[hm]), m))
+    inter = {}
+    for run in sorted(runs, key=lambda x: x.get("rep", 0)):
+        inter.setdefault("%s/%s" % (run["mix"], run["cc"]), []).append(run["interleaved_at"])
+    return dict(path=path, table=table, profiles=profiles, args=args, inter=inter)
+
+
+def display_path(path):
+    root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    full = os.path.abspath(path)
+    return os.path.relpath(full, root) if full.startswith(root + os.sep) else full
+
+
+def host_cells(host, hmix, cc, sim_mean):
+    """The host columns of one validation row."""
+    if host is None:
+        return ["not measured here"] * 2 + ["-"] * 2
+    if hmix is None:
+        return ["no host counterpart"] + ["-"] * 3
+    t = host["table"].get("%s/%s" % (hmix, cc))
+    if t is None:
+        return ["not in the host session"] + ["-"] * 3
+    inter = fmt_inter(host["inter"].get("%s/%s" % (hmix, cc), []))
+    q = sim_mean / t["mean_ratio"]
+    return ["%.3f" % t["mean_ratio"], inter, "%.3f" % q,
+            "yes" if abs(q - 1) <= AGREEMENT else "**no**"]
+
+
+def validation(r, docdir, seeds, host=None):
+    """The simulator's half of the validation against the host testbed (the
+    same profiles and mixes at the testbed's rate and queue) and, with a
+    host summary, the comparison."""
+    iters, warmup = TESTBED_ITERATIONS, TESTBED_WARMUP
+    if host is not None:
+        iters = int(host["args"].get("iterations", TESTBED_ITERATIONS))
+        warmup = int(host["args"].get("warmup", TESTBED_WARMUP))
+    setting = TESTBED + ["--iterations", str(iters), "--warmup", str(warmup)]
+    grid = [(n, m, cc, s) for n, m, _ in VALIDATION_MIXES for cc in VALIDATION_CCS for s in seeds]
     res = r.many([["--cc", cc, "--profile-mix", m, "--seed", str(s), "--start-spread-ms", "10"] +
-                  TESTBED for (_, m, cc, s) in grid])
-    L = ["# Simulation side of the validation against the host testbed (generated)\n",
-         "Generated by `make sim-experiments` on %s. Same profile file and mixes as the host "
-         "testbed, at its 200 Mbit/s bottleneck, 21-packet (32 KB) queue and MTU 1500; mean "
-         "iteration time / isolated, median of seeds %s. The host column is to be filled from "
-         "`make bench-interleave` (docs/evaluation.md); agreement target: within 10%%.\n" % (
-             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), ",".join(map(str, seeds))),
-         "| mix | cc | sim mean ratio | sim p99 ratio | sim interleaved at | host mean ratio |",
-         "|---|---|---|---|---|---|"]
-    for n, m in VALIDATION_MIXES:
-        for cc in ("reno", "mltcp", "cubic", "mltcp_cubic"):
+                  setting for (_, m, cc, s) in grid])
+    if host is None:
+        src = ("The host column is to be filled from `make bench-interleave` (docs/evaluation.md) "
+               "with `make sim-experiments SIM_HOST_SUMMARY=<session>/summary.json`")
+    else:
+        a = host["args"]
+        src = ("Host columns: `make bench-interleave` session `%s` (%s repetitions, %s iterations, "
+               "warm-up %s; host mean ratio: median over repetitions; host interleaved at: per "
+               "repetition, by interleave.py's definition, three consecutive clean iterations, "
+               "where the simulator asks for every iteration from k on). Host mixes: %s" % (
+                   display_path(host["path"]), a["reps"], a["iterations"], a["warmup"],
+                   "; ".join("`%s` = %s" % (m, hm) for _, m, hm in VALIDATION_MIXES if hm)))
+        if a.get("hints") or a.get("param"):
+            src += (". Not like for like: the host session ran with %s, the simulator with "
+                    "the core's defaults and no hints" % ", ".join(
+                        (["hints"] if a.get("hints") else []) + list(a.get("param") or [])))
+    L = ["# Validation of the simulator against the host testbed (generated)\n",
+         "Generated by `make sim-experiments` (sim/experiments/run.py) on %s. Same profile file "
+         "and mixes as the host testbed, at its 200 Mbit/s bottleneck, 21-packet (32 KB) queue "
+         "and MTU 1500, %d iterations, warm-up %d; ratio = mean iteration time / isolated mean "
+         "with the same congestion control; simulator: median of seeds %s. %s. Agreement "
+         "target: sim/host mean ratio within %d%%.\n" % (
+             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), iters, warmup,
+             ",".join(map(str, seeds)), src, round(AGREEMENT * 100)),
+         "| mix | cc | sim mean ratio | sim p99 ratio | sim interleaved at | host mean ratio | "
+         "host interleaved at | sim/host | within 10% |",
+         "|---|---|---|---|---|---|---|---|---|"]
+    agree = []
+    for n, m, hm in VALIDATION_MIXES:
+        for cc in VALIDATION_CCS:
             js = [j for (nn, mm, c, s), j in zip(grid, res) if nn == n and c == cc]
-            L.append("| %s (`%s`) | %s | %.3f | %.3f | %s | not measured here |" % (
-                n, m, cc, statistics.median(j["mean_ratio"] for j in js),
-                statistics.median(j["p99_ratio"] for j in js),
-                fmt_inter([j["interleaved_at"] for j in js])))
+            sim_mean = statistics.median(j["mean_ratio"] for j in js)
+            cells = host_cells(host, hm, cc, sim_mean)
+            if cells[3] in ("yes", "**no**"):
+                agree.append(cells[3] == "yes")
+            L.append("| %s (`%s`) | %s | %.3f | %.3f | %s | %s |" % (
+                n, m, cc, sim_mean, statistics.median(j["p99_ratio"] for j in js),
+                fmt_inter([j["interleaved_at"] for j in js]), " | ".join(cells)))
+    if agree:
+        L.append("\nWithin %d%%: %d of %d rows with a host counterpart." % (
+            round(AGREEMENT * 100), sum(agree), len(agree)))
     L.append("\n```")
     L.extend(sorted(set(j["cmd"] for j in res)))
     L.append("```")
@@ -372,7 +470,8 @@ def validation(r, docdir, seeds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sim", required=True, help="path to mltcp-sim")
     ap.add_argument("--docs", help="write results into this docs directory")
     ap.add_argument("--bench", action="store_true", help="bench-sim subset with RESULT lines")
@@ -381,11 +480,22 @@ def main():
     ap.add_argument("--no-scale", action="store_true", help="skip the 64/128-job runs")
     ap.add_argument("--validation-only", action="store_true",
                     help="with --docs: only the testbed-validation table")
+    ap.add_argument("--host-summary", metavar="PATH",
+                    help="with --docs: fill the validation table's host columns (host mean "
+                    "ratio, host interleaved at, sim/host, within 10%%) from this `make "
+                    "bench-interleave` summary.json (e.g. build/bench-interleave/<session>/"
+                    "summary.json); the simulator then uses that session's iterations and "
+                    "warm-up.  Sim mixes map to host mixes vgg16:2 = two_identical and "
+                    "resnet50,gpt2,bert_large = three_mixed (checked against the profiles the "
+                    "session ran); testbed:2 has none")
     a = ap.parse_args()
     if not os.access(a.sim, os.X_OK):
         sys.exit("run.py: %s is not an executable mltcp-sim (make sim)" % a.sim)
     if not a.docs and not a.bench:
         sys.exit("run.py: pass --docs DIR or --bench")
+    if a.host_summary and not a.docs:
+        sys.exit("run.py: --host-summary needs --docs")
+    host = load_host_summary(a.host_summary) if a.host_summary else None
     with tempfile.TemporaryDirectory(prefix="mltcp-sim-") as tmp:
         r = Runner(a.sim, tmp, a.parallel)
         if a.bench:
@@ -394,7 +504,7 @@ def main():
             seeds = list(range(1, a.seeds + 1))
             if not a.validation_only:
                 docs(r, a.docs, seeds, a.no_scale)
-            validation(r, a.docs, seeds)
+            validation(r, a.docs, seeds, host)
 
 
 if __name__ == "__main__":
