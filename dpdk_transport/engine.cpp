@@ -117,6 +117,17 @@ Status Connection::Send(std::vector<uint8_t> &&msg, uint64_t now_ns)
 	return Status::Ok();
 }
 
+std::vector<uint8_t> Connection::TakeBuffer()
+{
+	recycle_ = true;
+	if (spare_.empty())
+		return {};
+	std::vector<uint8_t> b = std::move(spare_.back());
+	spare_.pop_back();
+	spare_bytes_ -= b.capacity();
+	return b;
+}
+
 bool Connection::Recv(std::vector<uint8_t> *out)
 {
 	if (delivered_.empty())
@@ -313,7 +324,13 @@ void Connection::ProcessAck(const WireHeader &h, uint64_t now_ns)
 			lost_cnt_--;
 		bytes_acked_total_ += p.len;
 		if (p.last) {
-			queued_bytes_ -= send_q_.front().data.size();
+			std::vector<uint8_t> &d = send_q_.front().data;
+			queued_bytes_ -= d.size();
+			if (recycle_ && d.capacity() &&
+			    spare_bytes_ + d.capacity() + queued_bytes_ <= cfg_.max_send_queue_bytes) {
+				spare_bytes_ += d.capacity();
+				spare_.push_back(std::move(d));
+			}
 			send_q_.pop_front();
 			seg_msg_--;
 		}

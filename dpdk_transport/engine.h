@@ -121,6 +121,13 @@ class Connection {
 	Status Send(std::vector<uint8_t> &&msg, uint64_t now_ns);
 	// Pops the next complete message; false if none is ready.
 	bool Recv(std::vector<uint8_t> *out);
+	// The buffer of a fully acknowledged message, for the next Send: its
+	// capacity and size as they were, its contents undefined; an empty
+	// vector if there is none.  Reusing it spares the allocation, page
+	// faults and zeroing of a fresh buffer.  Once this has been called the
+	// connection keeps acknowledged buffers while they and the queued bytes
+	// together stay within max_send_queue_bytes (before, it keeps none).
+	std::vector<uint8_t> TakeBuffer();
 	// Starts an orderly close: queued messages are still delivered, then
 	// FIN.  The connection is closed when both directions are finished.
 	void Close();
@@ -198,6 +205,9 @@ class Connection {
 
 	// Sender.
 	std::deque<SendMsg> send_q_;	// not yet fully acked, oldest first
+	std::vector<std::vector<uint8_t>> spare_;	// acked messages' buffers (TakeBuffer)
+	uint64_t spare_bytes_ = 0;	// their capacity
+	bool recycle_ = false;		// TakeBuffer() was called
 	size_t seg_msg_ = 0;		// send_q_ index of the next segment
 	uint32_t seg_off_ = 0;
 	uint32_t next_msg_id_ = 1;

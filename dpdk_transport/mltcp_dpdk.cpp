@@ -62,6 +62,7 @@ struct Options {
 	bool yield = true;
 	uint32_t idle_us = 0;
 	uint64_t min_rto_us = 10000;
+	bool scale_decrease = true;
 	std::vector<std::string> eal;
 };
 
@@ -102,7 +103,10 @@ void Usage(FILE *f)
 		"  --count N --size N   ping rounds (20000) and message size (64)\n"
 		"  --timeout S          give up after S seconds (60)\n"
 		"  --seed N             fault-injection / stream seed (1)\n"
-		"  --verbose            send: print connection statistics every 100 ms\n"
+		"  --verbose            send: print connection statistics every 100 ms;\n"
+		"                       emu: one line per iteration (losses, cwnd, F)\n"
+		"  --no-scale-decrease  mltcp modes: a loss keeps beta of the window, not beta * F\n"
+		"                       (core scale_decrease = 0, for comparisons)\n"
 		"  --hold               after the results, stay attached to the port (without\n"
 		"                       polling) until SIGINT/SIGTERM: keeps a memif peer connected\n"
 		"  --no-yield           never sched_yield(); by default a poll that finds nothing\n"
@@ -172,7 +176,8 @@ Options ParseArgs(int argc, char **argv)
 		{"csv", 1, 0, 'C'},	    {"start-at-us", 1, 0, 'A'}, {"t0-us", 1, 0, 'T'},
 		{"min-rto-us", 1, 0, 'X'},   {"no-yield", 0, 0, 'Y'},
 		{"conns", 1, 0, 'k'},	    {"hold", 0, 0, 'O'},	    {"idle-us", 1, 0, 'I'},
-		{"hints", 0, 0, 'H'},	    {"verbose", 0, 0, 'v'},	    {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
+		{"hints", 0, 0, 'H'},	    {"verbose", 0, 0, 'v'},	    {"help", 0, 0, 'h'},
+		{"no-scale-decrease", 0, 0, 'D'}, {0, 0, 0, 0}};
 	optind = 2;
 	int c;
 	while ((c = getopt_long(dash, argv, "", longopts, nullptr)) != -1) {
@@ -207,6 +212,7 @@ Options ParseArgs(int argc, char **argv)
 		case 'T': o.t0_us = ParseU64(name, optarg); break;
 		case 'H': o.hints = true; break;
 		case 'v': o.verbose = true; break;
+		case 'D': o.scale_decrease = false; break;
 		case 'O': o.hold = true; break;
 		case 'Y': o.yield = false; break;
 		case 'X': o.min_rto_us = ParseU64(name, optarg); break;
@@ -233,6 +239,7 @@ CcConfig MakeCc(const Options &o)
 	cc.dcqcn.rhai_bps = std::min<uint64_t>(cc.dcqcn.rhai_bps, o.line_rate_bps / 20);
 	cc.dcqcn.byte_counter = std::min<uint64_t>(cc.dcqcn.byte_counter, 150000);
 	cc.max_cwnd = o.rcv_wnd;
+	cc.mltcp.scale_decrease = o.scale_decrease ? 1 : 0;
 	return cc;
 }
 
@@ -388,6 +395,10 @@ int CmdSend(const Options &o)
 	uint64_t next_report = 0;
 	while (sent < o.bytes) {
 		if (next.empty()) {
+			// An acknowledged message's buffer when there is one: no
+			// allocation, page faults or zeroing (its old bytes are
+			// overwritten below, or are don't-care with --no-sha).
+			next = c->TakeBuffer();
 			next.resize(std::min<uint64_t>(o.msg_size, o.bytes - sent));
 			if (o.sha) {
 				FillMessage(next, o.seed, idx);
@@ -576,6 +587,7 @@ int CmdEmu(const Options &o)
 	};
 	std::vector<Rec> recs;
 	uint64_t prev_end = t_start, prev_comm_start = 0, msg_idx = 0;
+	uint64_t prev_retx = 0, prev_lost = 0, prev_rtos = 0;	// --verbose
 	for (uint64_t i = 0; i < o.iterations; i++) {
 		Rec r{};
 		r.bytes = iteration_bytes(p, i);
@@ -616,6 +628,16 @@ int CmdEmu(const Options &o)
 		prev_end = r.end;
 		prev_comm_start = r.comm_start;
 		recs.push_back(r);
+		if (o.verbose) {	// after the communication phase: not in its timing
+			ConnStats s = c->Stats();
+			printf("emu-iter i=%" PRIu64 " comm_us=%" PRIu64 " retx=%" PRIu64 " lost_detected=%" PRIu64
+			       " rtos=%" PRIu64 " cwnd=%u srtt_us=%u gain=%.3f\n",
+			       i, r.comm_end - r.comm_start, s.pkts_retx - prev_retx, s.fast_retx - prev_lost,
+			       s.rtos - prev_rtos, s.cc.cwnd, s.srtt_us, s.cc.gain / 1024.0);
+			prev_retx = s.pkts_retx;
+			prev_lost = s.fast_retx;
+			prev_rtos = s.rtos;
+		}
 	}
 	CloseAndWait(*ep, c, o);
 	FILE *f = o.csv.empty() ? stdout : fopen(o.csv.c_str(), "w");

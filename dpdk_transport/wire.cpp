@@ -4,23 +4,90 @@
 #include "wire.h"
 
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace mltcp_dpdk {
 
-uint16_t OnesComplementSum(const void *data, size_t len, uint32_t initial)
-{
-	const uint8_t *p = static_cast<const uint8_t *>(data);
-	uint64_t sum = initial;
+namespace {
 
-	// 32-bit words into a 64-bit accumulator: no carry handling needed
-	// for any buffer below 16 GiB.
-	while (len >= 4) {
+// Sums the buffer's little-endian 32-bit words into a 64-bit total (no
+// carry handling needed below 16 GiB); the vector versions keep 64-bit
+// lanes of 32-bit words, the same sum.  n must be a multiple of 4.
+uint64_t SumWordsScalar(const uint8_t *p, size_t n, uint64_t sum)
+{
+	for (; n >= 4; p += 4, n -= 4) {
 		uint32_t w;
 		memcpy(&w, p, 4);
 		sum += w;
-		p += 4;
-		len -= 4;
 	}
+	return sum;
+}
+
+#if defined(__x86_64__)
+uint64_t SumWordsSse2(const uint8_t *p, size_t n, uint64_t sum)
+{
+	const __m128i z = _mm_setzero_si128();
+	__m128i a0 = z, a1 = z, a2 = z, a3 = z;
+	for (; n >= 32; p += 32, n -= 32) {
+		__m128i x = _mm_loadu_si128((const __m128i *)p);
+		__m128i y = _mm_loadu_si128((const __m128i *)(p + 16));
+		a0 = _mm_add_epi64(a0, _mm_unpacklo_epi32(x, z));
+		a1 = _mm_add_epi64(a1, _mm_unpackhi_epi32(x, z));
+		a2 = _mm_add_epi64(a2, _mm_unpacklo_epi32(y, z));
+		a3 = _mm_add_epi64(a3, _mm_unpackhi_epi32(y, z));
+	}
+	__m128i t = _mm_add_epi64(_mm_add_epi64(a0, a1), _mm_add_epi64(a2, a3));
+	uint64_t l[2];
+	_mm_storeu_si128((__m128i *)l, t);
+	return SumWordsScalar(p, n, sum + l[0] + l[1]);
+}
+
+__attribute__((target("avx2"))) uint64_t SumWordsAvx2(const uint8_t *p, size_t n, uint64_t sum)
+{
+	const __m256i z = _mm256_setzero_si256();
+	__m256i a0 = z, a1 = z, a2 = z, a3 = z;
+	for (; n >= 64; p += 64, n -= 64) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)p);
+		__m256i y = _mm256_loadu_si256((const __m256i *)(p + 32));
+		a0 = _mm256_add_epi64(a0, _mm256_unpacklo_epi32(x, z));
+		a1 = _mm256_add_epi64(a1, _mm256_unpackhi_epi32(x, z));
+		a2 = _mm256_add_epi64(a2, _mm256_unpacklo_epi32(y, z));
+		a3 = _mm256_add_epi64(a3, _mm256_unpackhi_epi32(y, z));
+	}
+	__m256i t = _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3));
+	uint64_t l[4];
+	_mm256_storeu_si256((__m256i *)l, t);
+	return SumWordsSse2(p, n, sum + l[0] + l[1] + l[2] + l[3]);
+}
+
+using SumWordsFn = uint64_t (*)(const uint8_t *, size_t, uint64_t);
+uint64_t SumWords(const uint8_t *p, size_t n, uint64_t sum)
+{
+	static const SumWordsFn fn = [] {
+		__builtin_cpu_init();
+		return __builtin_cpu_supports("avx2") ? SumWordsAvx2 : SumWordsSse2;
+	}();
+	return fn(p, n, sum);
+}
+#else
+uint64_t SumWords(const uint8_t *p, size_t n, uint64_t sum) { return SumWordsScalar(p, n, sum); }
+#endif
+
+uint16_t Fold(uint64_t sum)
+{
+	sum = (sum & 0xffffffffULL) + (sum >> 32);
+	sum = (sum & 0xffffffffULL) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+// The bytes after the last whole word, and the fold to 16 bits.
+uint16_t SumTail(const uint8_t *p, size_t len, uint64_t sum)
+{
 	if (len >= 2) {
 		uint16_t w;
 		memcpy(&w, p, 2);
@@ -30,12 +97,23 @@ uint16_t OnesComplementSum(const void *data, size_t len, uint32_t initial)
 	}
 	if (len)
 		sum += *p;
-	sum = (sum & 0xffffffffULL) + (sum >> 32);
-	sum = (sum & 0xffffffffULL) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	return Fold(sum);
+}
+
+}  // namespace
+
+uint16_t OnesComplementSumScalar(const void *data, size_t len, uint32_t initial)
+{
+	const uint8_t *p = static_cast<const uint8_t *>(data);
+	const size_t words = len & ~(size_t)3;
+	return SumTail(p + words, len - words, SumWordsScalar(p, words, initial));
+}
+
+uint16_t OnesComplementSum(const void *data, size_t len, uint32_t initial)
+{
+	const uint8_t *p = static_cast<const uint8_t *>(data);
+	const size_t words = len & ~(size_t)3;
+	return SumTail(p + words, len - words, SumWords(p, words, initial));
 }
 
 const char *ParseErrorName(ParseError e)

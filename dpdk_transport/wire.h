@@ -59,6 +59,8 @@ inline bool SeqLeq(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
 
 // Ones'-complement sum of a buffer folded to 16 bits (not inverted).
 uint16_t OnesComplementSum(const void *data, size_t len, uint32_t initial = 0);
+// The same, one word at a time (the reference the tests compare against).
+uint16_t OnesComplementSumScalar(const void *data, size_t len, uint32_t initial = 0);
 
 enum class ParseError {
 	kOk = 0,

@@ -2,11 +2,13 @@
 # (plain, then ASan+UBSan), bad-input errors, two-process transfers over
 # net_memif and over net_af_packet across a veth pair (0/1/5 % loss plus
 # reordering, SHA-256 and exactly-once in-order checks), and two emulated
-# jobs through the userspace bottleneck switch (functional, mltcp_dcqcn).
+# jobs through the userspace bottleneck switch (functional, mltcp_dcqcn),
+# and the interleaving judgement: two jobs with mltcp interleave, with reno
+# they do not (check-dpdk-interleave-judge, ~50 s; docs/dpdk.md).
 # Transfers are 1 GB per loss rate over memif, 256 MB over af_packet
-# (check-dpdk-full: 1 GB there too).  About 3 minutes in all.
-# check-dpdk-interleave-all judges interleaving (mltcp vs reno, mltcp_dcqcn
-# vs dcqcn); it is load-sensitive, so it is not part of make check.
+# (check-dpdk-full: 1 GB there too).  About 2 minutes in all (1m34 here).
+# check-dpdk-interleave-all runs all four modes (mltcp_dcqcn vs dcqcn is
+# reported, not judged).
 
 DEB_PACKAGES  += dpdk-dev libdpdk-dev libssl-dev iproute2 util-linux
 CHECK_TARGETS += check-dpdk
@@ -17,10 +19,10 @@ DPDK_1GB      := 0:1000000000 0.01:1000000000 0.05:1000000000
 
 .PHONY: check-dpdk check-dpdk-unit check-dpdk-asan check-dpdk-badinput \
         check-dpdk-transfer check-dpdk-full check-dpdk-interleave \
-        check-dpdk-interleave-all bench-dpdk
+        check-dpdk-interleave-judge check-dpdk-interleave-all bench-dpdk
 
 check-dpdk: check-dpdk-unit check-dpdk-asan check-dpdk-badinput check-dpdk-transfer \
-            check-dpdk-interleave
+            check-dpdk-interleave check-dpdk-interleave-judge
 
 check-dpdk-unit: cmake-build
 	cd $(BUILD)/cmake && ctest --output-on-failure -L dpdk
@@ -53,7 +55,16 @@ check-dpdk-interleave: cmake-build
 	MLTCP_DPDK_ITERS=15 MLTCP_DPDK_WARMUP=5 MLTCP_DPDK_REQUIRE_MARKS=1 \
 	    $(ROOT)/tests/dpdk/interleave_test.sh $(BUILD)/cmake mltcp_dcqcn
 
-# The interleaving judgement (~2 min, load-sensitive: see docs/dpdk.md).
+# The interleaving judgement (~50 s): reno then mltcp, 80 iterations each;
+# mltcp's mean iteration time over iterations 30-79 within 6 % of the
+# isolated one and below reno's (bound from 21 runs: docs/dpdk.md); a failed
+# first attempt is repeated once (1 of 21 runs did not converge in 80).  Skipped,
+# with a message, when a job alone takes > 140 ms per iteration (132 on a
+# quiet host): a saturated host, where scheduling decides the schedule.
+check-dpdk-interleave-judge: cmake-build
+	MLTCP_DPDK_CHECK=1 $(ROOT)/tests/dpdk/interleave_test.sh $(BUILD)/cmake reno mltcp
+
+# All four modes (~2 min); the dcqcn pair is reported only.
 check-dpdk-interleave-all: cmake-build
 	MLTCP_DPDK_CHECK=1 MLTCP_DPDK_REQUIRE_MARKS=1 \
 	    $(ROOT)/tests/dpdk/interleave_test.sh $(BUILD)/cmake
