@@ -622,6 +622,7 @@ static void mltcp_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 static u32 mltcp_cubic_recalc_ssthresh(struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct mltcp_params *p = mltcp_p();
 	struct mltcp_cubic *mc = mltcp_cubic_ca(sk);
 	struct bictcp *ca = &mc->cubic;
 
@@ -636,8 +637,7 @@ static u32 mltcp_cubic_recalc_ssthresh(struct sock *sk)
 
 	/* MLTCP: keep 0.7 * F of the window (W_max above stays CUBIC's). */
 	return mltcp_ssthresh(tcp_snd_cwnd(tp),
-			      mltcp_decrease_beta(CUBIC_BETA, mltcp_gain(&mc->iter, mltcp_p()),
-						  mltcp_p()));
+			      mltcp_decrease_beta(CUBIC_BETA, mltcp_gain(&mc->iter, p), p));
 }
 
 static void mltcp_cubic_state(struct sock *sk, u8 new_state)
