@@ -14,6 +14,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/csv_check.sh"
 
 cat >"$TMP/p.prof" <<'PROF'
 profile tiny bytes=300k compute_us=20000 buckets=3 bucket_gap_us=2000 conns=2 bytes_cycle=1,0.5
@@ -28,16 +29,8 @@ PORT=$(cat "$TMP/port")
 	--cc reno --iterations 4 --warmup 1 --csv "$TMP/j1.csv" --json "$TMP/j1.json"
 kill "$RX"; wait "$RX" || true; RX=
 
-[[ $(wc -l <"$TMP/j1.csv") -eq 5 ]] || fail "CSV should have a header and 4 rows: $(cat "$TMP/j1.csv")"
-head -1 "$TMP/j1.csv" | grep -qx 'job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us' ||
-	fail "CSV header"
-# bytes follow the cycle 1,0.5; times are ordered and compute lasts >= 20 ms.
-awk -F, 'NR>1 {
-	want = ($2 % 2 == 0) ? 300000 : 150000
-	if ($1 != "j1" || $2 != NR-2 || $3 != want) { print "row " NR ": " $0; exit 1 }
-	if (!($4 <= $5 && $5 < $6 && $6 <= $7)) { print "order " NR ": " $0; exit 1 }
-	if ($5 - $4 < 20000) { print "compute too short " NR ": " $0; exit 1 }
-}' "$TMP/j1.csv" || fail "CSV content"
+# bytes follow the cycle 1,0.5
+check_iteration_csv "$TMP/j1.csv" j1 4 300000 150000 j1
 grep -q '"iterations":4' "$TMP/j1.json" || fail "JSON iterations: $(cat "$TMP/j1.json")"
 grep -q '"bytes_total":900000' "$TMP/j1.json" || fail "JSON bytes: $(cat "$TMP/j1.json")"
 grep -q '"cc":"reno"' "$TMP/j1.json" || fail "JSON cc"

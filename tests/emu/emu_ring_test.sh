@@ -22,6 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/csv_check.sh"
 
 # Three free loopback ports, comma-joined as --peers.
 peers3() {
@@ -60,17 +61,8 @@ done
 PIDS=()
 for r in 0 1 2; do
 	csv=$TMP/r$r.csv
-	[[ $(wc -l <"$csv") -eq 5 ]] || fail "rank $r: CSV should have a header and 4 rows: $(cat "$csv")"
-	head -1 "$csv" | grep -qx 'job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us' ||
-		fail "rank $r: CSV header"
-	# bytes follow the cycle 1,0.5 (round(150000.5) = 150001); times are
-	# ordered; compute lasts >= 20 ms.
-	awk -F, 'NR>1 {
-		want = ($2 % 2 == 0) ? 300001 : 150001
-		if ($1 != "j" || $2 != NR-2 || $3 != want) { print "row " NR ": " $0; exit 1 }
-		if (!($4 <= $5 && $5 < $6 && $6 <= $7)) { print "order " NR ": " $0; exit 1 }
-		if ($5 - $4 < 20000) { print "compute too short " NR ": " $0; exit 1 }
-	}' "$csv" || fail "rank $r: CSV content"
+	# bytes follow the cycle 1,0.5 (round(150000.5) = 150001)
+	check_iteration_csv "$csv" j 4 300001 150001 "rank $r"
 	grep -q '"mode":"ring","rank":'$r',"ranks":3' "$TMP/r$r.json" || fail "rank $r JSON: $(cat "$TMP/r$r.json")"
 	grep -q '"bytes_total":900004' "$TMP/r$r.json" || fail "rank $r JSON bytes_total"
 done
