@@ -14,7 +14,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/csv_check.sh"
+. "$(dirname "$0")/lib.sh"
 
 cat >"$TMP/p.prof" <<'PROF'
 profile tiny bytes=300k compute_us=20000 buckets=3 bucket_gap_us=2000 conns=2 bytes_cycle=1,0.5
@@ -38,14 +38,6 @@ rx_total=$(awk -F, 'NR>1 {s += $2} END {print s}' "$TMP/rx-j1.csv")
 [[ "$rx_total" -eq 900000 ]] || fail "receiver logged $rx_total bytes, expected 900000"
 echo "ok: 4 iterations, 900000 bytes sent and received"
 
-expect_exit() {   # code, pattern, command...
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$TMP/out" 2>&1 || rc=$?
-	[[ $rc -eq $code ]] || fail "exit $rc (want $code) from: $* -- $(cat "$TMP/out")"
-	grep -q -- "$pat" "$TMP/out" || fail "no '$pat' in: $(cat "$TMP/out")"
-	echo "ok: exit $code: $(head -1 "$TMP/out")"
-}
 "$EMU" recv --bind 127.0.0.1 --port 0 --port-file "$TMP/port2" &
 RX=$!
 for _ in $(seq 50); do [[ -s "$TMP/port2" ]] && break; sleep 0.05; done

@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/csv_check.sh"
+. "$(dirname "$0")/lib.sh"
 
 # Three free loopback ports, comma-joined as --peers.
 peers3() {
@@ -131,14 +131,6 @@ done
 grep -q "no progress for 1 s" "$TMP/err0" "$TMP/err2" || fail "stopped rank: no stall message"
 
 # ---- bad usage: 2 (usage, disagreeing ranks) and 3 (congestion control)
-expect_exit() {   # code, pattern, command...
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$TMP/out" 2>&1 || rc=$?
-	[[ $rc -eq $code ]] || fail "exit $rc (want $code) from: $* -- $(cat "$TMP/out")"
-	grep -q -- "$pat" "$TMP/out" || fail "no '$pat' in: $(cat "$TMP/out")"
-	echo "ok: exit $code: $(head -1 "$TMP/out")"
-}
 PEERS=$(peers3)
 R=("$EMU" ring --profile-file "$TMP/p.prof" --profile tiny)
 expect_exit 2 "ring needs --rank" "${R[@]}" --peers "$PEERS"

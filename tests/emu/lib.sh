@@ -1,5 +1,6 @@
-# csv_check.sh - sourced by the emulator's end-to-end tests: the checks every
-# per-iteration CSV of mltcp-emu must pass.  Needs fail() from the caller.
+# lib.sh - sourced by the emulator's end-to-end tests: the checks every
+# per-iteration CSV of mltcp-emu must pass, and exit-code expectations.
+# Needs fail() and $TMP from the caller.
 
 # check_iteration_csv CSV JOB ROWS EVEN_BYTES ODD_BYTES LABEL: a header and
 # ROWS rows of JOB; iteration i carries EVEN_BYTES (even i) or ODD_BYTES (the
@@ -16,4 +17,15 @@ check_iteration_csv() {
 		if (!($4 <= $5 && $5 < $6 && $6 <= $7)) { print "order " NR ": " $0; exit 1 }
 		if ($5 - $4 < 20000) { print "compute too short " NR ": " $0; exit 1 }
 	}' "$csv" || fail "$label: CSV content"
+}
+
+# expect_exit CODE PATTERN COMMAND...: the command exits with CODE and its
+# output contains PATTERN.
+expect_exit() {
+	local code=$1 pat=$2 rc=0
+	shift 2
+	"$@" >"$TMP/out" 2>&1 || rc=$?
+	[[ $rc -eq $code ]] || fail "exit $rc (want $code) from: $* -- $(cat "$TMP/out")"
+	grep -q -- "$pat" "$TMP/out" || fail "no '$pat' in: $(cat "$TMP/out")"
+	echo "ok: exit $code: $(head -1 "$TMP/out")"
 }
