@@ -7,8 +7,8 @@
 # (mltcp_traffic.py) and checks the results from getsockopt(TCP_CONGESTION),
 # TCP_INFO and `mltcpctl stats --json`.  Holds /run/lock/mltcp-host.lock for
 # its whole run; everything it creates is named mltcp-t<pid>-* and removed
-# by the EXIT trap, even on failure or Ctrl-C.  Takes about 45 s (the loss
-# comparison, ~17 s, included).
+# by the EXIT trap, even on failure or Ctrl-C.  Takes about 50 s (the loss
+# comparison, ~22 s, included).
 #
 #   MLTCPCTL=path MLTCP_LIBRARY=path tests/bpf/run_tests.sh [test ...]
 #   tests: select cgroup iterations bulk loss badinput   (default: all)
@@ -490,6 +490,10 @@ EOF2
 # .ssthresh returned pointer bits that became cwnd (mltcp_guard in
 # bpf/mltcp.bpf.c), and 4 flows into a 32 KB queue then retransmitted 4-8x
 # as much as the kernel's reno.  Runs alternate so machine load hits both alike.
+# One run's count varies 3.5x between runs of the same algorithm (48 runs:
+# 330-1460 segments, reno and mltcp alike), so the check sums three runs of
+# each and allows 2.5x: a false failure about 1 in 1000 by resampling those
+# runs, against 6% for two runs and 1.5x (which a CI run hit).
 LOSS_FLOWS=4 LOSS_ITER=30 LOSS_BYTES=500000 LOSS_GAP_MS=70
 
 retrans_of_a() { ip netns exec "$NS_A" nstat -as TcpRetransSegs 2>/dev/null | awk '$1 == "TcpRetransSegs" { print $2 }'; }
@@ -519,16 +523,16 @@ test_loss() {
 	check "load" "$CTL" load
 	check "set enabled=0" "$CTL" set enabled=0
 	local cc n sum_reno=0 sum_mltcp=0 runs=""
-	for cc in reno mltcp mltcp reno; do
+	for cc in reno mltcp mltcp reno reno mltcp; do
 		n=$(loss_run $cc) || { bad "$cc: traffic run failed"; continue; }
 		runs+=" $cc=$n"
 		if [[ $cc == reno ]]; then sum_reno=$((sum_reno + n)); else sum_mltcp=$((sum_mltcp + n)); fi
 	done
 	echo "  retransmitted segments:$runs"
-	check "the bottleneck drops (reno retransmits >= 200 in 2 runs: $sum_reno)" \
-		test "$sum_reno" -ge 200
-	check "mltcp (enabled=0) retransmits $sum_mltcp <= 1.5 x reno's $sum_reno + 300" \
-		test "$sum_mltcp" -le $((sum_reno * 3 / 2 + 300))
+	check "the bottleneck drops (reno retransmits >= 300 in 3 runs: $sum_reno)" \
+		test "$sum_reno" -ge 300
+	check "mltcp (enabled=0) retransmits $sum_mltcp <= 2.5 x reno's $sum_reno" \
+		test "$sum_mltcp" -le $((sum_reno * 5 / 2))
 	check "unload" "$CTL" unload
 	del_ns "$NS_A" "$NS_R" "$NS_B"
 }
