@@ -72,6 +72,7 @@ struct Options {
   bool isolated = true;
   bool bulk = false;
   uint32_t slope = MLTCP_DEF_SLOPE;
+  bool scale_decrease = true;
   uint32_t intercept = MLTCP_DEF_INTERCEPT;
   double min_rto_ms = 10;
   uint32_t red_kmin = 0, red_kmax = 0;  // packets; 0: automatic
@@ -113,6 +114,7 @@ const char* kUsage =
     "  --no-isolated          skip the isolated runs (no ratios)\n"
     "  --bulk                 add a long-lived non-ML flow (base algorithm)\n"
     "  --slope N --intercept N   MLTCP F in units of 1/1024 (default 1536 and 256)\n"
+    "  --no-scale-decrease    MLTCP TCP losses keep the base's beta (default: beta * F)\n"
     "  --min-rto-ms M         TCP minimum RTO (default 10)\n"
     "  --red-kmin K --red-kmax K --red-pmax P   DCQCN ECN marking (packets)\n"
     "  --dcqcn-idle-reset-us U  a DCQCN sender idle for U us restarts at line rate\n"
@@ -201,6 +203,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--hints") flag(o.hints);
     else if (a == "--no-isolated") { bool f = false; flag(f); o.isolated = false; }
     else if (a == "--bulk") flag(o.bulk);
+    else if (a == "--no-scale-decrease") { bool f = false; flag(f); o.scale_decrease = false; }
     else if (a == "--slope") o.slope = IntArg(a, val(), 0, MLTCP_SLOPE_MAX);
     else if (a == "--intercept") o.intercept = IntArg(a, val(), MLTCP_INTERCEPT_MIN, MLTCP_INTERCEPT_MAX);
     else if (a == "--min-rto-ms") o.min_rto_ms = NumberArg(a, val(), 0.1, 10000);
@@ -435,6 +438,7 @@ Ptr<JobFlow> Scenario::MakeFlow(uint32_t src, uint32_t dst, CcKind cc) {
   mltcp_params_default(&c.mltcp);
   c.mltcp.slope = o_.slope;
   c.mltcp.intercept = o_.intercept;
+  c.mltcp.scale_decrease = o_.scale_decrease ? 1 : 0;
   c.port = port;
   auto f = Create<TcpJobFlow>(hosts_.Get(src), hosts_.Get(dst), host_addr_[dst], c);
   all_flows_.push_back(f);

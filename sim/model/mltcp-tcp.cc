@@ -132,6 +132,7 @@ void ChangeParams(Cc* cc, void (*edit)(mltcp_params&, uint32_t), uint32_t v) {
 void EditEnabled(mltcp_params& p, uint32_t v) { p.enabled = v; }
 void EditSlope(mltcp_params& p, uint32_t v) { p.slope = v; }
 void EditIntercept(mltcp_params& p, uint32_t v) { p.intercept = v; }
+void EditScaleDecrease(mltcp_params& p, uint32_t v) { p.scale_decrease = v; }
 
 template <typename Cc>
 TypeId AddMltcpAttributes(TypeId tid) {
@@ -146,18 +147,24 @@ TypeId AddMltcpAttributes(TypeId tid) {
       .AddAttribute("Intercept", "F at bytes_ratio 0 in units of 1/1024",
                     UintegerValue(MLTCP_DEF_INTERCEPT),
                     MakeUintegerAccessor(&Cc::SetIntercept, &Cc::GetIntercept),
-                    MakeUintegerChecker<uint32_t>(MLTCP_INTERCEPT_MIN, MLTCP_INTERCEPT_MAX));
+                    MakeUintegerChecker<uint32_t>(MLTCP_INTERCEPT_MIN, MLTCP_INTERCEPT_MAX))
+      .AddAttribute("ScaleDecrease", "a loss keeps beta * F of the window (off: the base's beta)",
+                    BooleanValue(true),
+                    MakeBooleanAccessor(&Cc::SetScaleDecrease, &Cc::GetScaleDecrease),
+                    MakeBooleanChecker());
 }
 
 }  // namespace
 
-#define MLTCP_PARAM_ACCESSORS(Cc)                                                     \
-  void Cc::SetEnabled(bool on) { ChangeParams(this, EditEnabled, on ? 1 : 0); }       \
-  bool Cc::GetEnabled() const { return state_.params().raw().enabled != 0; }          \
-  void Cc::SetSlope(uint32_t v) { ChangeParams(this, EditSlope, v); }                 \
-  uint32_t Cc::GetSlope() const { return state_.params().raw().slope; }               \
-  void Cc::SetIntercept(uint32_t v) { ChangeParams(this, EditIntercept, v); }         \
-  uint32_t Cc::GetIntercept() const { return state_.params().raw().intercept; }
+#define MLTCP_PARAM_ACCESSORS(Cc)                                                           \
+  void Cc::SetEnabled(bool on) { ChangeParams(this, EditEnabled, on ? 1 : 0); }             \
+  bool Cc::GetEnabled() const { return state_.params().raw().enabled != 0; }                \
+  void Cc::SetSlope(uint32_t v) { ChangeParams(this, EditSlope, v); }                       \
+  uint32_t Cc::GetSlope() const { return state_.params().raw().slope; }                     \
+  void Cc::SetIntercept(uint32_t v) { ChangeParams(this, EditIntercept, v); }               \
+  uint32_t Cc::GetIntercept() const { return state_.params().raw().intercept; }             \
+  void Cc::SetScaleDecrease(bool on) { ChangeParams(this, EditScaleDecrease, on ? 1 : 0); } \
+  bool Cc::GetScaleDecrease() const { return state_.params().raw().scale_decrease != 0; }
 
 MLTCP_PARAM_ACCESSORS(TcpMltcpReno)
 MLTCP_PARAM_ACCESSORS(TcpMltcpCubic)

@@ -63,7 +63,8 @@ class MltcpFlowState {
   uint32_t tx_starts_ = 0;
 };
 
-// Attributes shared by both classes: "Enabled", "Slope", "Intercept".
+// Attributes shared by both classes: "Enabled", "Slope", "Intercept",
+// "ScaleDecrease".
 class TcpMltcpReno : public TcpLinuxReno {
  public:
   static TypeId GetTypeId();
@@ -92,6 +93,8 @@ class TcpMltcpReno : public TcpLinuxReno {
   uint32_t GetSlope() const;
   void SetIntercept(uint32_t v);
   uint32_t GetIntercept() const;
+  void SetScaleDecrease(bool on);
+  bool GetScaleDecrease() const;
 
  private:
 
@@ -126,6 +129,8 @@ class TcpMltcpCubic : public TcpCubic {
   uint32_t GetSlope() const;
   void SetIntercept(uint32_t v);
   uint32_t GetIntercept() const;
+  void SetScaleDecrease(bool on);
+  bool GetScaleDecrease() const;
 
  private:
 

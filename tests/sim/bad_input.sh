@@ -35,6 +35,7 @@ expect_error "cannot read profile file '/nonexistent/p.txt'" --profiles /nonexis
 expect_error "bad.txt:2: field 'compute_us'" --profiles "$tmp/bad.txt" --profile-mix a
 expect_error "--iterations: 0 is out of range" --iterations 0
 expect_error "unknown option '--frobnicate'" --frobnicate
+expect_error "--no-scale-decrease takes no value" --no-scale-decrease=1
 expect_error "--topology: unknown 'torus'" --topology torus
 expect_error "--red-pmax" --cc dcqcn --red-pmax -0.5
 expect_error "cannot read profile file" --profiles "$tmp"

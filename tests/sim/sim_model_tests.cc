@@ -3,6 +3,7 @@
 // sim_model_tests.cc - unit tests of the ns-3 MLTCP models (ctest label sim):
 //   - TcpMltcpReno / TcpMltcpCubic make the core's gain and window decisions
 //     for a scripted ack sequence, and equal their ns-3 base when disabled;
+//   - their loss response keeps beta * F of the window, as hand-computed;
 //   - ns-3 fires CA_EVENT_TX_START, so boundary detection works in a real
 //     simulated connection;
 //   - the DCQCN flow cuts and recovers its rate as hand-computed for a
@@ -222,6 +223,44 @@ TEST(TcpMltcp, HintDrivesIterations) {
   });
   // A quarter of the hinted iteration: F = 0.25 + 1.5 * 0.25 = 0.625.
   EXPECT_EQ(gain_mid, MLTCP_DEF_INTERCEPT + MLTCP_DEF_SLOPE / 4);
+}
+
+// The loss response: ssthresh keeps beta * F of a 40-segment window, clamped
+// to [beta/2, (1 + beta)/2] (docs/design.md, "Decrease"), computed here by
+// hand.  A hinted iteration of 400 segments: F = 0.25 at its start, 0.625
+// after a quarter, 1.75 at its end.
+template <typename Cc>
+std::vector<uint32_t> SsThreshAlongHintedIteration(bool scale_decrease) {
+  auto cc = CreateObject<Cc>();
+  cc->SetAttribute("ScaleDecrease", BooleanValue(scale_decrease));
+  std::vector<uint32_t> segs;
+  auto tcb = MakeTcb(40, 10);
+  Simulator::Schedule(Seconds(0.0005), [cc] { cc->Hint(400 * kSeg); });
+  RunScript(cc, tcb, Script(1, 400), [&](const Step& st, uint64_t acked) {
+    if (st.tx_start || (acked != 2 * kSeg && acked != 100 * kSeg && acked != 400 * kSeg))
+      return;
+    // A fresh copy answers, so CUBIC's W_max bookkeeping cannot carry over.
+    auto probe = DynamicCast<Cc>(cc->Fork());
+    auto at = CopyObject<TcpSocketState>(tcb);
+    at->m_cWnd = 40 * kSeg;
+    segs.push_back(probe->GetSsThresh(at, 40 * kSeg) / kSeg);
+  });
+  return segs;
+}
+
+TEST(TcpMltcpReno, LossKeepsBetaTimesGain) {
+  // 1/2 * F: 0.125 -> clamp 0.25 (10), 0.3125 (12.5 -> 12), 0.875 -> 0.75 (30).
+  // F at 2 segments acked is 0.25 + 1.5 * 2/400, still below the clamp.
+  EXPECT_EQ(SsThreshAlongHintedIteration<TcpMltcpReno>(true), (std::vector<uint32_t>{10, 12, 30}));
+  EXPECT_EQ(SsThreshAlongHintedIteration<TcpMltcpReno>(false), (std::vector<uint32_t>{20, 20, 20}));
+}
+
+TEST(TcpMltcpCubic, LossKeepsBetaTimesGain) {
+  // CUBIC's 717/1024 * F: 0.175 -> clamp 358/1024 (13.98 -> 13), 448/1024
+  // (17.5 -> 17), 1.225 -> clamp 870/1024 (33.98 -> 33).  Unscaled: ns-3's
+  // TcpCubic, 40 * 0.7 = 28.
+  EXPECT_EQ(SsThreshAlongHintedIteration<TcpMltcpCubic>(true), (std::vector<uint32_t>{13, 17, 33}));
+  EXPECT_EQ(SsThreshAlongHintedIteration<TcpMltcpCubic>(false), (std::vector<uint32_t>{28, 28, 28}));
 }
 
 // ---------------------------------------------------------------------------
