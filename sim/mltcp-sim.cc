@@ -252,7 +252,23 @@ struct RunResult {
   double bulk_start_s = 0, bulk_end_s = 0;
   uint64_t cnps = 0, ce_marks = 0;
   std::string stall;  // what was still missing when a run did not finish
+  // Leaf-spine: the fabric links (LeafSpineLink ids) each job's flows cross;
+  // empty for the dumbbell, whose jobs all share the bottleneck.
+  std::vector<std::set<uint32_t>> job_links;
 };
+
+// Leaf-spine routing: traffic to host h leaves any other leaf through spine
+// SpineFor(h) (per-destination hashing; see BuildLeafSpine).
+uint32_t SpineFor(uint32_t host, uint64_t seed, uint32_t spines) {
+  uint64_t x = (static_cast<uint64_t>(host) + 1) * 0x9E3779B97F4A7C15ull ^ (seed * 0xBF58476D1CE4E5B9ull);
+  x ^= x >> 31;
+  return static_cast<uint32_t>(x % spines);
+}
+
+// Ids of the directed fabric links: leaf l -> spine s, then spine s -> leaf l.
+uint32_t LeafSpineLink(bool up, uint32_t leaf, uint32_t spine, uint32_t leaves, uint32_t spines) {
+  return up ? leaf * spines + spine : leaves * spines + spine * leaves + leaf;
+}
 
 class Scenario {
  public:
@@ -403,9 +419,7 @@ void Scenario::BuildLeafSpine(uint32_t hosts) {
     for (uint32_t h = 0; h < hosts; h++) {
       if (h % leaves == l)
         continue;
-      uint64_t x = (static_cast<uint64_t>(h) + 1) * 0x9E3779B97F4A7C15ull ^ (o_.seed * 0xBF58476D1CE4E5B9ull);
-      x ^= x >> 31;
-      const uint32_t s = static_cast<uint32_t>(x % spines);
+      const uint32_t s = SpineFor(h, o_.seed, spines);
       const NetDeviceContainer& d = up[l][s];
       Ptr<Ipv4> spine = switches_.Get(leaves + s)->GetObject<Ipv4>();
       const Ipv4Address next_hop =
@@ -508,9 +522,20 @@ RunResult Scenario::Run(const std::vector<JobPlan>& plan) {
     // connections.
     std::vector<Ptr<JobFlow>> flows;
     const uint32_t senders = hs.size() == 2 && o_.topology == "dumbbell" ? 1 : hs.size();
-    for (uint32_t i = 0; i < senders; i++)
+    std::set<uint32_t> links;
+    for (uint32_t i = 0; i < senders; i++) {
+      const uint32_t src = hs[i], dst = hs[(i + 1) % hs.size()];
       for (uint32_t k = 0; k < std::max<uint32_t>(1, plan[j].profile.conns); k++)
-        flows.push_back(MakeFlow(hs[i], hs[(i + 1) % hs.size()], cc_));
+        flows.push_back(MakeFlow(src, dst, cc_));
+      const uint32_t from = src % o_.leaves, to = dst % o_.leaves;
+      if (o_.topology == "leafspine" && from != to) {
+        const uint32_t s = SpineFor(dst, o_.seed, o_.spines);
+        links.insert(LeafSpineLink(true, from, s, o_.leaves, o_.spines));
+        links.insert(LeafSpineLink(false, to, s, o_.leaves, o_.spines));
+      }
+    }
+    if (o_.topology == "leafspine")
+      res.job_links.push_back(links);
     JobConfig c;
     c.id = j;
     c.profile = plan[j].profile;
@@ -632,17 +657,31 @@ double Covered(double a, double b, std::vector<std::pair<double, double>> others
 }
 
 // Per job and iteration: the share of its communication phase that overlaps
-// another job's.  The schedule is interleaved from iteration k on when every
-// job's iterations from k on overlap others by less than 10%.
+// the communication of another job it contends with.  The schedule is
+// interleaved from iteration k on when every job's iterations from k on
+// overlap by less than 10%.  Dumbbell: every job contends with every other
+// (one bottleneck); leaf-spine: jobs contend when their flows cross a common
+// fabric link (hosts are never shared), so jobs on disjoint paths may
+// overlap in time freely.
 constexpr double kInterleavedOverlap = 0.10;
 
-std::vector<std::vector<double>> Overlaps(const std::vector<std::vector<IterationRecord>>& recs) {
+bool Contend(const RunResult& r, size_t a, size_t b) {
+  if (r.job_links.empty())
+    return true;
+  for (uint32_t l : r.job_links[a])
+    if (r.job_links[b].count(l))
+      return true;
+  return false;
+}
+
+std::vector<std::vector<double>> Overlaps(const RunResult& res) {
+  const auto& recs = res.records;
   std::vector<std::vector<double>> out(recs.size());
   for (size_t j = 0; j < recs.size(); j++) {
     for (const auto& r : recs[j]) {
       std::vector<std::pair<double, double>> others;
       for (size_t k = 0; k < recs.size(); k++) {
-        if (k == j)
+        if (k == j || !Contend(res, j, k))
           continue;
         for (const auto& o : recs[k])
           if (o.comm_end_s > r.comm_start_s && o.comm_start_s < r.comm_end_s)
@@ -814,8 +853,8 @@ int main(int argc, char** argv) {
   }
   const double mean_ratio = o.isolated ? mean_ratio_sum / njobs : NAN;
   const double p99_ratio = o.isolated ? Percentile(pooled_ratio, 0.99) : NAN;
-  const auto overlaps = Overlaps(res.records);
-  const int interleaved_at = o.topology == "dumbbell" ? InterleavedAt(overlaps) : -1;
+  const auto overlaps = Overlaps(res);
+  const int interleaved_at = InterleavedAt(overlaps);
   // Utilisation window: from the first communication (or the bulk flow's
   // start) to the last iteration's end (or the bulk flow's end).
   double t0 = o.bulk ? res.bulk_start_s : 1e300, t1 = o.bulk ? res.bulk_end_s : 0;
