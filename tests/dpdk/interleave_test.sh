@@ -36,6 +36,7 @@ RATE=300000000
 TAG=mltcp-dpdk-$$
 EAL="--no-huge --no-pci -m 256"
 OUT=${MLTCP_DPDK_OUT:-$(mktemp -d /tmp/$TAG.XXXX)}
+mkdir -p "$OUT"
 PIDS=()
 [ "$(id -u)" = 0 ] || { echo "interleave_test: needs root"; exit 1; }
 for f in "$BIN" "$SW"; do [ -x "$f" ] || { echo "interleave_test: $f not built"; exit 1; }; done
