@@ -7,9 +7,9 @@
 #   make bench-rdma       paced-rate accuracy, CNP round trip and two-job
 #                         interleaving in the guest; ends in RESULT lines
 
-DEB_PACKAGES  += libibverbs-dev librdmacm-dev rdma-core ibverbs-providers \
+DEB_PACKAGES  += libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libpcap-dev zlib1g-dev \
                  rdmacm-utils ibverbs-utils libbpf-dev bpftool clang iproute2 \
-                 qemu-system-x86 busybox-static cpio kmod linux-headers-amd64
+                 qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 tcpdump
 CHECK_TARGETS += check-rdma
 
 RDMA_VM_RUN   := $(ROOT)/tests/vm/run.sh
@@ -19,8 +19,9 @@ RDMA_VM_ADDS   = --add $(RDMA_BIN):/mltcp/bin/mltcp-rdma \
                  --add $(RDMA_LIBDIR)/librxe-rdmav34.so:$(RDMA_LIBDIR)/librxe-rdmav34.so \
                  --add /etc/libibverbs.d/rxe.driver:/etc/libibverbs.d/rxe.driver \
                  --add /usr/bin/rdma:/usr/bin/rdma \
+                 --add /usr/bin/tcpdump:/usr/sbin/tcpdump \
                  --add $(ROOT)/tests/rdma/guest/rdma_lib.sh:/mltcp/rdma_lib.sh
-RDMA_VM_MODS  := rdma_rxe crc32_generic ib_uverbs rdma_ucm sch_red sch_htb sch_ingress cls_bpf bridge veth
+RDMA_VM_MODS  := rdma_rxe crc32_generic ib_uverbs rdma_ucm sch_red sch_htb sch_ingress cls_bpf cls_u32 bridge veth
 RDMA_VM_TIMEOUT ?= 150
 
 .PHONY: check-rdma check-rdma-host check-rdma-vm bench-rdma
@@ -37,7 +38,7 @@ check-rdma-vm: cmake-build
 	    --expect rdma-no-device --expect rdma-setup --expect rdma-capacity --expect rdma-paced-transfer \
 	    --expect rdma-unknown-device --expect rdma-connection-refused \
 	    --expect rdma-server-gone --expect rdma-client-gone --expect rdma-resources-released \
-	    --expect rdma-cnp-dcqcn \
+	    --expect rdma-cnp-dcqcn --expect rdma-icrc \
 	    $(ROOT)/tests/rdma/guest/rdma.sh
 
 # Figures in the guest: paced-rate accuracy, CNP round trip, two-job

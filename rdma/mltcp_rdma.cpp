@@ -7,6 +7,8 @@
 //   mltcp-rdma client --host IP [--port P] --bytes N          (one transfer)
 //   mltcp-rdma client --host IP --iterations K --iter-bytes B --compute-ms C
 //                     --job NAME --csv FILE                    (job emulator)
+//   mltcp-rdma observe --iface IF --pin DIR                    (tc observer)
+//   mltcp-rdma icrc-check --pcap FILE [--dump N]   (ICRCs of captured RoCEv2)
 //
 // Wire protocol: data SENDs of --msg bytes; the last SEND of an iteration
 // carries an immediate (iteration + 1); the receiver answers each one with a
@@ -35,6 +37,7 @@
 
 #include "qp_control.h"
 #include "roce_observer.h"
+#include "roce_wire.h"
 #include "verbs.h"
 
 using namespace mltcp_rdma;
@@ -131,6 +134,8 @@ struct Options {
 	std::string ce_map;		// pinned BPF map: QPN -> CE marks (server)
 	uint32_t cnp_interval_us = 1000;
 	std::string iface, pin_dir;	// observe
+	std::string pcap;		// icrc-check
+	uint64_t dump = 0;
 	bool detach = false, stats = false;
 	QpConfig qp;
 	int idle_timeout_s = 30;
@@ -502,11 +507,92 @@ int run_client(const Options &o)
 	return kExitOk;
 }
 
+// ---------------------------------------------------------------- icrc-check
+
+std::string hex(const uint8_t *p, size_t n)
+{
+	std::string s;
+	char b[4];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(b, sizeof b, "%02x", p[i]);
+		s += b;
+	}
+	return s;
+}
+
+std::string ip_text(uint32_t a)
+{
+	char b[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &a, b, sizeof b);
+	return b;
+}
+
+// Checks the ICRC of every RoCEv2 packet in a pcap file (tcpdump -w on one
+// Ethernet interface).  CNPs are counted apart from the other packets, and
+// CE-marked ones apart too (the ECN bits are masked out of the ICRC).
+int run_icrc_check(const Options &o)
+{
+	uint64_t frames = 0, roce = 0, incomplete = 0, ok = 0, bad = 0, cnp = 0, cnp_ok = 0,
+		 ce = 0, ce_ok = 0, bad_shown = 0;
+	uint64_t by_opcode[256] = {}, dumped_ce = 0;
+	std::string err;
+	bool read = ReadPcap(o.pcap, [&](const uint8_t *d, size_t caplen, size_t) {
+		frames++;
+		RoceFrame r = ParseRoceFrame(d, caplen);
+		if (!r.roce)
+			return;
+		roce++;
+		if (!r.complete) {
+			incomplete++;
+			return;
+		}
+		bool first_ce = r.ecn == 3 && r.opcode != kBthOpcodeCnp && dumped_ce < o.dump;
+		bool dump = by_opcode[r.opcode] < o.dump || first_ce;
+		dumped_ce += first_ce;
+		by_opcode[r.opcode]++;
+		bool good = r.icrc_ok();
+		(good ? ok : bad)++;
+		if (r.opcode == kBthOpcodeCnp) {
+			cnp++;
+			cnp_ok += good;
+		} else if (r.ecn == 3) {
+			ce++;
+			ce_ok += good;
+		}
+		if (dump)
+			printf("FRAME opcode=0x%02x ecn=%u ip_len=%zu icrc=%08x ok=%d ip=%s\n", r.opcode,
+			       r.ecn, r.ip_len, r.icrc_wire, good, hex(d + kEthHeaderBytes, r.ip_len).c_str());
+		if (!good && bad_shown++ < 5)
+			printf("BAD-ICRC opcode=0x%02x %s:%u -> %s qpn=%u psn=%u ip_id=%u ip_len=%zu "
+			       "wire=%08x computed=%08x\n",
+			       r.opcode, ip_text(r.src_ip).c_str(), r.src_port, ip_text(r.dst_ip).c_str(),
+			       r.dest_qpn, r.psn, r.ip_id, r.ip_len, r.icrc_wire, r.icrc_computed);
+	}, &err);
+	if (!read && frames == 0)
+		fatal(kExitUsage, err);
+	std::string ops;
+	for (int i = 0; i < 256; i++)
+		if (by_opcode[i]) {
+			char b[32];
+			snprintf(b, sizeof b, "%s0x%02x:%" PRIu64, ops.empty() ? "" : ",", i, by_opcode[i]);
+			ops += b;
+		}
+	printf("ICRC frames=%" PRIu64 " roce=%" PRIu64 " checked=%" PRIu64 " ok=%" PRIu64
+	       " bad=%" PRIu64 " incomplete=%" PRIu64 " cnp=%" PRIu64 " cnp_ok=%" PRIu64
+	       " ce=%" PRIu64 " ce_ok=%" PRIu64 " opcodes=%s\n",
+	       frames, roce, ok + bad, ok, bad, incomplete, cnp, cnp_ok, ce, ce_ok,
+	       ops.empty() ? "-" : ops.c_str());
+	if (!read)	// a capture cut off mid-record: the records before it count
+		fprintf(stderr, "mltcp-rdma: warning: %s\n", err.c_str());
+	return bad ? kExitData : kExitOk;
+}
+
 void usage(FILE *f)
 {
 	fputs("usage: mltcp-rdma devices\n"
 	      "       mltcp-rdma server [--bind IP] [--port P] [options]\n"
 	      "       mltcp-rdma observe --iface IF --pin DIR [--detach | --stats]\n"
+	      "       mltcp-rdma icrc-check --pcap FILE [--dump N]\n"
 	      "       mltcp-rdma client --host IP [--port P] (--bytes N | --iterations K\n"
 	      "                         --iter-bytes B [--compute-ms C]) [options]\n"
 	      "\n"
@@ -530,6 +616,12 @@ void usage(FILE *f)
 	      "  --iface IF --pin DIR  attach on IF, pin DIR/{ce_count,cnp_count,stats}\n"
 	      "  --detach            remove the filter and the pins\n"
 	      "  --stats             print roce=N ce=N cnp=N totals\n"
+	      "Icrc-check (RoCEv2 invariant CRC of captured packets, e.g. tcpdump -w):\n"
+	      "  --pcap FILE         classic pcap of one Ethernet interface; prints\n"
+	      "                      ICRC ... ok=N bad=N cnp=N cnp_ok=N; exit 4 if any\n"
+	      "                      ICRC is wrong\n"
+	      "  --dump N            print the first N RoCEv2 packets of each BTH opcode\n"
+	      "                      and the first N CE-marked ones in hex (from IP)\n"
 	      "Client:\n"
 	      "  --host IP           server address\n"
 	      "  --src IP            local address (selects the RDMA device)\n"
@@ -556,7 +648,7 @@ void usage(FILE *f)
 	      "                      feeds the reaction point\n"
 	      "\n"
 	      "Exit status: 0 ok, 2 usage, 3 RDMA device or connection, 4 transfer failed\n"
-	      "(peer gone, checksum mismatch, timeout).\n",
+	      "(peer gone, checksum mismatch, timeout) or a wrong ICRC (icrc-check).\n",
 	      f);
 }
 
@@ -572,13 +664,14 @@ Options parse(int argc, char **argv)
 		usage(stdout);
 		exit(kExitOk);
 	}
-	if (o.mode != "server" && o.mode != "client" && o.mode != "devices" && o.mode != "observe")
+	if (o.mode != "server" && o.mode != "client" && o.mode != "devices" && o.mode != "observe" &&
+	    o.mode != "icrc-check")
 		fatal(kExitUsage, "unknown command '" + o.mode +
-					  "': use devices, server, client or observe (see --help)");
+					  "': use devices, server, client, observe or icrc-check (see --help)");
 	enum { O_SRC = 255, O_HOST = 256, O_BIND, O_PORT, O_DEV, O_BYTES, O_ITERS, O_IBYTES, O_COMPUTE, O_OFFSET,
 	       O_JOB, O_CSV, O_T0, O_HINTS, O_CONTROL, O_RATE, O_LINE, O_RAI, O_RHAI, O_MIN,
 	       O_RTIMER, O_BC, O_CNPMAP, O_MSG, O_DEPTH, O_TOS, O_IDLE, O_CEMAP, O_CNPINT,
-	       O_IFACE, O_PIN, O_DETACH, O_STATS, O_START, O_FR };
+	       O_IFACE, O_PIN, O_DETACH, O_STATS, O_START, O_FR, O_PCAP, O_DUMP };
 	static const option lo[] = {
 		{"host", 1, nullptr, O_HOST}, {"src", 1, nullptr, O_SRC}, {"bind", 1, nullptr, O_BIND},
 		{"port", 1, nullptr, O_PORT}, {"dev", 1, nullptr, O_DEV},
@@ -597,6 +690,7 @@ Options parse(int argc, char **argv)
 		{"iface", 1, nullptr, O_IFACE}, {"pin", 1, nullptr, O_PIN},
 		{"detach", 0, nullptr, O_DETACH}, {"stats", 0, nullptr, O_STATS},
 		{"start-us", 1, nullptr, O_START}, {"fr-stages", 1, nullptr, O_FR},
+		{"pcap", 1, nullptr, O_PCAP}, {"dump", 1, nullptr, O_DUMP},
 		{"verbose", 0, nullptr, 'v'}, {"help", 0, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
 	optind = 2;
 	int ch;
@@ -644,6 +738,8 @@ Options parse(int argc, char **argv)
 		case O_PIN: o.pin_dir = optarg; break;
 		case O_DETACH: o.detach = true; break;
 		case O_STATS: o.stats = true; break;
+		case O_PCAP: o.pcap = optarg; break;
+		case O_DUMP: o.dump = parse_u64("--dump", optarg, 0, 1000000); break;
 		case 'v': o.verbose = true; break;
 		case 'h': usage(stdout); exit(kExitOk);
 		default: usage(stderr); exit(kExitUsage);
@@ -653,6 +749,8 @@ Options parse(int argc, char **argv)
 		fatal(kExitUsage, std::string("unexpected argument '") + argv[optind] + "'");
 	if (o.mode == "observe" && (o.pin_dir.empty() || (o.iface.empty() && !o.stats)))
 		fatal(kExitUsage, "observe needs --iface IF and --pin DIR (or --pin DIR --stats)");
+	if (o.mode == "icrc-check" && o.pcap.empty())
+		fatal(kExitUsage, "icrc-check needs --pcap FILE");
 	if (o.qp.msg_bytes % 8)
 		fatal(kExitUsage, "--msg must be a multiple of 8");
 	if (o.mode == "client") {
@@ -678,6 +776,8 @@ int main(int argc, char **argv)
 				printf("%s\n", d.c_str());
 			return kExitOk;
 		}
+		if (o.mode == "icrc-check")
+			return run_icrc_check(o);
 		if (o.mode == "observe") {
 			if (o.stats)
 				printf("%s\n", ObserverStats(o.pin_dir).c_str());

@@ -136,6 +136,8 @@ uint64_t QpControl::DelayNs(uint64_t bytes, uint64_t now_ns)
 void QpControl::OnPost(uint64_t bytes, bool queue_empty, uint64_t now_ns)
 {
 	const uint32_t now_us = (uint32_t)us_of(now_ns);
+	if (queue_empty)
+		Tick(now_ns);	// the idle time's increases under the ending gain
 	if (queue_empty && flow_.OnTxStart(params_, completed_total_, now_us, srtt_us_))
 		stats_.iterations = flow_.state().iterations;
 	pacer_.Consume(bytes, now_ns);
@@ -168,6 +170,10 @@ void QpControl::OnCnps(uint64_t n, uint64_t now_ns)
 
 void QpControl::Hint(uint64_t bytes, uint64_t now_ns)
 {
+	// Rate timers ran since the last post under the ending iteration's gain
+	// (F(1) once its bytes completed): apply them before the hint restarts
+	// F at its intercept (mltcp_dcqcn_advance(), docs/design.md).
+	Tick(now_ns);
 	flow_.Hint(completed_total_, bytes, (uint32_t)us_of(now_ns));
 	stats_.hinted = flow_.state().hinted;
 	stats_.iterations = flow_.state().iterations;

@@ -3,12 +3,17 @@
 // filter and maps stay after the process exits (pinned), so the receiver
 // and sender processes read them and `observe --detach` removes them.
 //
-// The CNP is a RoCEv2 packet: UDP to port 4791 carrying a BTH with opcode
-// 0x81 (CNP), P_Key 0xffff and the sender's QP as destination, 16 reserved
-// bytes and a 4-byte ICRC.  Differs from a NIC: the ICRC is left zero
-// (the kernel builds the IP/UDP headers it covers), so a receiving RoCE
-// device that checks it drops the CNP after the observer counted it; rxe in
-// 6.1 has no DCQCN reaction point anyway, the userspace one consumes it.
+// The CNP is a RoCEv2 packet built whole by BuildCnp (roce_wire.h): IPv4
+// and UDP headers, BTH with opcode 0x81 (CNP), P_Key 0xffff, BECN and the
+// sender's QP as destination, 16 reserved bytes and the ICRC.  The ICRC
+// covers the IP header (its ID and length among others), so the packet goes
+// through a raw socket with IP_HDRINCL (IPPROTO_RAW: send only) rather than
+// a UDP socket whose IP header the kernel would choose: ID 0 with DF, which
+// Linux leaves as it is, and the kernel's recomputed header checksum equals
+// ours; TOS, TTL and checksum are masked out of the ICRC anyway.  rxe in
+// 6.1 has no DCQCN reaction point and drops CNPs (before its ICRC check,
+// for the opcode); the userspace reaction point consumes what the observer
+// counted.
 #include "roce_observer.h"
 
 #include <arpa/inet.h>
@@ -25,29 +30,19 @@
 #include <cstring>
 
 #include "roce_observer.skel.h"
+#include "roce_wire.h"
 #include "verbs.h"
 
 namespace mltcp_rdma {
 
 namespace {
 
-constexpr uint16_t kRoceV2Port = 4791;
-constexpr uint8_t kOpcodeCnp = 0x81;
 constexpr uint16_t kDefaultPkey = 0xffff;
+// IP TOS of CNPs: DSCP 48 (mlx5's default cnp_dscp), not ECN-capable.
+constexpr uint8_t kCnpTos = 48 << 2;
 constexpr uint32_t kTcHandle = 0x4d4c;	// "ML"
 constexpr uint32_t kTcPriority = 1;
 constexpr const char *kMaps[] = {"ce_count", "cnp_count", "stats"};
-
-struct CnpPacket {
-	uint8_t opcode;
-	uint8_t flags;
-	uint16_t pkey;
-	uint32_t dqpn;	// reserved byte + 24-bit QPN, network order
-	uint32_t psn;
-	uint8_t reserved[16];
-	uint32_t icrc;
-} __attribute__((packed));
-static_assert(sizeof(CnpPacket) == 32, "CNP: 12 B BTH + 16 B reserved + 4 B ICRC");
 
 std::string pin(const std::string &dir, const char *name) { return dir + "/" + name; }
 
@@ -159,14 +154,21 @@ CnpSender::CnpSender(const mltcp::DcqcnParams &p, uint32_t local_ip, uint32_t pe
 		     uint32_t peer_qpn, uint64_t ce_base)
     : np_(p), peer_ip_(peer_ip), peer_qpn_(peer_qpn), ce_base_(ce_base), ce_seen_(ce_base)
 {
-	fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	// The ICRC covers the source address: it must be known, not left for
+	// the kernel to fill in.
+	if (!local_ip || !peer_ip)
+		throw RdmaError("CNP sender: the connection has no IPv4 addresses");
+	// IPPROTO_RAW: IP_HDRINCL implied, and no copies of received packets.
+	fd_ = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
 	if (fd_ < 0)
-		throw RdmaError(std::string("CNP socket: ") + strerror(errno));
+		throw RdmaError(std::string("CNP raw socket: ") + strerror(errno) +
+				(errno == EPERM ? " (the notification point needs CAP_NET_RAW)" : ""));
 	sockaddr_in a{};
 	a.sin_family = AF_INET;
 	a.sin_addr.s_addr = local_ip;	// leave through the RoCE interface
 	if (bind(fd_, (sockaddr *)&a, sizeof a))
 		throw RdmaError(std::string("CNP socket bind: ") + strerror(errno));
+	local_ip_ = local_ip;
 	// Send on the RoCE port itself, as a NIC's notification point does,
 	// whatever the routing table says about the (possibly local) peer.
 	ifaddrs *ifs = nullptr;
@@ -199,15 +201,20 @@ int CnpSender::OnCeCount(uint64_t ce_total, uint64_t now_us)
 		first_ce_us_ = now_us;
 	if (!np_.OnCeMarked(now_us))
 		return 0;
-	CnpPacket c{};
-	c.opcode = kOpcodeCnp;
-	c.pkey = htons(kDefaultPkey);
-	c.dqpn = htonl(peer_qpn_ & 0xffffff);
+	CnpFields f;
+	f.src_ip = local_ip_;
+	f.dst_ip = peer_ip_;
+	// RoCEv2 source ports carry entropy in 0xc000..0xffff; rxe hashes the QPN.
+	f.src_port = (uint16_t)(0xc000 | (peer_qpn_ & 0x3fff));
+	f.dest_qpn = peer_qpn_;
+	f.pkey = kDefaultPkey;
+	f.tos = kCnpTos;
+	uint8_t pkt[kCnpPacketBytes];
+	BuildCnp(f, pkt);
 	sockaddr_in d{};
 	d.sin_family = AF_INET;
-	d.sin_port = htons(kRoceV2Port);
 	d.sin_addr.s_addr = peer_ip_;
-	if (sendto(fd_, &c, sizeof c, 0, (sockaddr *)&d, sizeof d) != (ssize_t)sizeof c)
+	if (sendto(fd_, pkt, sizeof pkt, 0, (sockaddr *)&d, sizeof d) != (ssize_t)sizeof pkt)
 		return 0;	// a lost CNP is like one lost on the wire
 	sent_++;
 	if (!first_cnp_us_)

@@ -29,8 +29,10 @@ class QpCounter {
 	int fd_ = -1;
 };
 
-// Notification point of one QP: CE counts in, CNPs (BTH opcode 0x81, UDP
-// 4791) out, at most one per cnp_interval_us (core/mltcp_dcqcn.h).
+// Notification point of one QP: CE counts in, RoCEv2 CNPs (BTH opcode 0x81,
+// UDP 4791, correct ICRC; built by BuildCnp in roce_wire.h, sent through a
+// raw IPv4 socket, so CAP_NET_RAW is needed) out, at most one per
+// cnp_interval_us (core/mltcp_dcqcn.h).
 class CnpSender {
  public:
 	// ce_base: the QP's CE count at connection time (QP numbers are reused;
@@ -48,7 +50,7 @@ class CnpSender {
  private:
 	mltcp::DcqcnReceiver np_;
 	int fd_ = -1;
-	uint32_t peer_ip_, peer_qpn_;
+	uint32_t local_ip_ = 0, peer_ip_, peer_qpn_;
 	uint64_t ce_base_ = 0, ce_seen_ = 0, sent_ = 0, first_ce_us_ = 0, first_cnp_us_ = 0;
 };
 

@@ -34,6 +34,8 @@ expect usage-bad-control 2 "use fixed, dcqcn or mltcp_dcqcn" "$R" client --host 
 expect usage-fixed-no-rate 2 "needs --rate-mbps" "$R" client --host 1.2.3.4 --bytes 8
 expect usage-bad-number 2 "is not an integer" "$R" client --host 1.2.3.4 --bytes 8x
 expect usage-msg-align 2 "multiple of 8" "$R" server --msg 100
+expect usage-icrc-no-pcap 2 "icrc-check needs --pcap" "$R" icrc-check
+expect icrc-missing-pcap 2 "No such file" "$R" icrc-check --pcap /nonexistent/x.pcap
 expect help 0 "Exit status" "$R" --help
 [ $fails = 0 ] && echo "bad input: all passed"
 exit $((fails > 0))

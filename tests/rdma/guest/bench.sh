@@ -52,7 +52,9 @@ for rep in $(seq 1 $REPS); do
 	( . /mltcp/interleave.sh ) 2>&1 | grep '^RESULT-RDMA\|status=fail\|^#' | sed "s/^RESULT-RDMA /RESULT bench=rdma-interleave rep=$rep /" | tee -a $LOG/interleave.results
 done
 for cc in dcqcn mltcp_dcqcn; do
-	grep " control=$cc " $LOG/interleave.results | awk -v cc=$cc '
+	failed=$(grep -c "name=rdma-interleave-$cc status=fail" $LOG/interleave.results)
+	grep " control=$cc " $LOG/interleave.results | awk -v cc=$cc -v failed=$failed '
 		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] += kv[2] } n++ }
-		END { if (n) printf "RESULT bench=rdma-interleave-mean control=%s runs=%d mean_ratio=%.3f overlap=%.2f\n", cc, n, v["mean_ratio"] / n, v["overlap"] / n }'
+		END { if (n) printf "RESULT bench=rdma-interleave-mean control=%s runs=%d failed=%d mean_ratio=%.3f overlap=%.2f red_early=%.1f\n", cc, n, failed, v["mean_ratio"] / n, v["overlap"] / n, v["red_early"] / n
+		      else printf "RESULT bench=rdma-interleave-mean control=%s runs=0 failed=%d\n", cc, failed }'
 done

@@ -6,10 +6,12 @@
 # their rates; the interleaving itself is a figure, not a gate: under TCG one
 # run of a dozen iterations is too noisy to decide it (measured: mltcp_dcqcn
 # overlap 0.15, 0.29 and 0.58 in three runs, dcqcn 0.59, 0.69, 0.43), so
-# bench-rdma repeats it and reports means.  Known problem: in about one
-# mltcp_dcqcn run in four both QPs stop completing sends at the same moment
-# (sends in flight, pacer rate normal) until the 30 s idle timeout; cause not
-# found (see docs/rdma.md), so this script is in bench-rdma, not check-rdma.
+# bench-rdma repeats it and reports means.  Each RESULT-RDMA line carries
+# the RED queue's marks and early drops: early drops hit only non-ECT
+# packets, and the bottleneck (rdma_lib.sh) keeps those (ARP) out of the RED
+# queue since they caused the two-job stall described in docs/rdma.md; a
+# failed run dumps the rxe counters, the qdisc, the neighbour table and
+# /proc/net/stat/arp_cache.
 #   env: ITERS (iterations per job), WARMUP, ITER_BYTES, COMPUTE_MS,
 #        RATE (bottleneck), LINE_MBPS (DCQCN line rate)
 . /mltcp/rdma_lib.sh
@@ -41,6 +43,12 @@ job() {
 		--t0-us 1 ${5:+--start-us ${5}000000} ${CLIENT_ARGS:-} >$LOG/cli-$2 2>&1
 }
 
+# "red_marked=N red_early=N" of the bottleneck's RED queue (since set-up)
+red_counts() {
+	tc -n mltcp-br -s qdisc show dev b1 |
+		sed -n 's/.*marked \([0-9]*\) early \([0-9]*\).*/red_marked=\1 red_early=\2/p'
+}
+
 # mean iteration time (ms) after the warm-up, from a CSV
 mean_iter() {
 	awk -F, -v w=$WARMUP 'NR > 1 && $2 >= w { s += $7 - $4; n++ } END { printf "%.1f", n ? s / n / 1000 : 0 }' "$1"
@@ -70,6 +78,7 @@ ISO=$(mean_iter $LOG/iso.csv 2>/dev/null); ISO=${ISO:-1}
 vm_result rdma-interleave-isolated pass "mean_iter_ms=$ISO"
 
 for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
+	bottleneck $RATE 6000 30000	# fresh counters for this control
 	start=$(( $(date +%s) + 3 ))
 	job $cc ${cc}-a 7481 0 $start &
 	pa=$!
@@ -80,7 +89,9 @@ for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
 	if [ $ra != 0 ] || [ $rb != 0 ]; then
 		vm_result rdma-interleave-$cc fail "jobs failed"
 		{ cat $LOG/cli-${cc}-a $LOG/cli-${cc}-b $LOG/srv-${cc}-a $LOG/srv-${cc}-b
-		  rdma statistic show; tc -n mltcp-br -s qdisc show dev b1; } 2>&1 | sed 's/^/#   /'
+		  rdma statistic show; tc -n mltcp-br -s qdisc show dev b1
+		  tc -n mltcp-br -s class show dev b1; ip neigh show
+		  cat /proc/net/stat/arp_cache; } 2>&1 | sed 's/^/#   /'
 		continue
 	fi
 	ma=$(mean_iter $LOG/${cc}-a.csv); mb=$(mean_iter $LOG/${cc}-b.csv)
@@ -88,7 +99,7 @@ for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
 	ov=$(awk -v x=$(overlap $LOG/${cc}-a.csv $LOG/${cc}-b.csv) -v y=$(overlap $LOG/${cc}-b.csv $LOG/${cc}-a.csv) 'BEGIN { printf "%.2f", (x + y) / 2 }')
 	cnps=$(( $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-a)") + $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-b)") ))
 	eval "RATIO_$cc=$ratio; OVERLAP_$cc=$ov"
-	echo "RESULT-RDMA control=$cc mean_ratio=$ratio overlap=$ov mean_a_ms=$ma mean_b_ms=$mb iso_ms=$ISO cnps=$cnps"
+	echo "RESULT-RDMA control=$cc mean_ratio=$ratio overlap=$ov mean_a_ms=$ma mean_b_ms=$mb iso_ms=$ISO cnps=$cnps $(red_counts)"
 	na=$(kv iterations "$(grep ^CLIENT $LOG/cli-${cc}-a)")
 	nb=$(kv iterations "$(grep ^CLIENT $LOG/cli-${cc}-b)")
 	if [ "$cnps" -gt 0 ] && grep -q "verified=yes" $LOG/cli-${cc}-a && grep -q "verified=yes" $LOG/cli-${cc}-b; then

@@ -117,9 +117,11 @@ check rdma-resources-released t_resources
 # The observer counts CE-marked RoCEv2 packets at the receiver's ingress (b0)
 # and CNPs at the sender's ingress (a0): the CNP count there is a capture of
 # real packets on the wire, compared with what the notification point sent.
+# tcpdump records the same run on both veths for the ICRC check below.
 t_cnp() {
 	observers_up || return 1
 	bottleneck 20mbit 15000 45000 || return 1
+	capture_start a0 && capture_start b0 || return 1
 	$R server --bind $B_IP --port 7474 --idle-timeout 20 --ce-map $RX/ce_count \
 		--cnp-interval-us 1000 >$LOG/srv-cnp 2>&1 &
 	spid=$!
@@ -127,6 +129,7 @@ t_cnp() {
 	cli=$($R client --src $A_IP --host $B_IP --port 7474 --bytes 4000000 --control dcqcn \
 		--line-mbps 60 --cnp-map $TX/cnp_count 2>&1 | grep ^CLIENT)
 	wait $spid
+	capture_stop
 	srv=$(grep ^SERVER $LOG/srv-cnp | grep bytes=)
 	tx=$($R observe --pin $TX --stats)
 	rx=$($R observe --pin $RX --stats)
@@ -144,9 +147,49 @@ t_cnp() {
 	float_le "$minr" 30
 }
 out=$(t_cnp 2>&1); rc=$?
+capture_stop
 observers_down
 tc -n mltcp-br qdisc del dev b1 root 2>/dev/null
 cli=$(echo "$out" | grep ^CLIENT); srv=$(echo "$out" | grep ^SERVER)
 details="ce=$(kv ce "$srv") cnps_sent=$(kv cnps_sent "$srv") cnps_on_wire=$(kv cnp "$(echo "$out" | grep '^tx:')") cnps_used=$(kv cnps "$cli") min_rate_mbps=$(kv min_rate_mbps "$cli") rate_mbps=$(kv rate_mbps "$cli") cnp_rtt_us=$(echo "$out" | sed -n 's/^cnp_rtt_us=//p')"
 if [ $rc = 0 ]; then vm_result rdma-cnp-dcqcn pass "$details"
 else vm_result rdma-cnp-dcqcn fail "$details"; echo "$out" | sed 's/^/#   /'; fi
+
+# --- ICRC: rxe's own packets and our CNPs, as captured on the wire -----------
+# Our RoceV2Icrc (rdma/roce_wire.cpp) must reproduce the ICRC that rxe put on
+# every packet it sent (requests, acknowledgements, CE-marked or not; CM
+# packets on QP 1 too), and every CNP we sent must carry a correct one.  On
+# b0 the data arrives after the RED queue (some CE), the CNPs leave; on a0
+# the data leaves, the CNPs arrive.
+t_icrc() {
+	sent=$(kv cnps_sent "$(grep ^SERVER $LOG/srv-cnp | grep bytes=)")
+	for ifc in a0 b0; do
+		r=$($R icrc-check --pcap $LOG/cap-$ifc.pcap --dump 1 2>&1); rc=$?
+		echo "$r" | sed "s/^/$ifc: /"
+		res=$(echo "$r" | grep '^ICRC')
+		drops=$(sed -n 's/^\([0-9]*\) packets* dropped by kernel.*/\1/p' $LOG/tcpdump-$ifc.err)
+		echo "$ifc: tcpdump dropped=${drops:-?}"
+		res="$res dropped=${drops:-?}"
+		eval "ICRC_$ifc=\"\$res\""
+		[ $rc = 0 ] && [ "$(kv bad "$res")" = 0 ] || return 1
+		# rxe's packets: at least 1000 checked.  CNPs: all correct, and all
+		# that were sent when tcpdump lost nothing.
+		ok=$(kv ok "$res"); cnp=$(kv cnp "$res"); cnp_ok=$(kv cnp_ok "$res")
+		[ $(( ${ok:-0} - ${cnp_ok:-0} )) -ge 1000 ] || return 1
+		[ "${cnp:-0}" -gt 0 ] && [ "$cnp_ok" = "$cnp" ] && [ "$cnp" -le "${sent:-0}" ] || return 1
+		[ "$drops" != 0 ] || [ "$cnp" = "$sent" ] || return 1
+	done
+	[ "$(kv ce_ok "$ICRC_b0")" -gt 0 ] 2>/dev/null	# CE-marked packets check too
+}
+out=$(t_icrc 2>&1); rc=$?
+details="cnps_sent=$(kv cnps_sent "$(grep ^SERVER $LOG/srv-cnp | grep bytes=)")"
+for ifc in a0 b0; do
+	res=$(echo "$out" | grep "^$ifc: ICRC")
+	details="$details ${ifc}_checked=$(kv checked "$res") ${ifc}_bad=$(kv bad "$res") ${ifc}_ce_ok=$(kv ce_ok "$res") ${ifc}_cnp_ok=$(kv cnp_ok "$res") ${ifc}_capture_drops=$(echo "$out" | sed -n "s/^$ifc: tcpdump dropped=//p")"
+done
+if [ $rc = 0 ]; then vm_result rdma-icrc pass "$details"
+else vm_result rdma-icrc fail "$details"; fi
+# Summaries on the console; the hex dumps (one packet per opcode, the
+# source of tests/rdma/roce_wire_test.cpp's vectors) only in the log.
+echo "$out" | grep -v ': FRAME ' | sed 's/^/#   /'
+echo "$out" | grep ': FRAME '

@@ -54,13 +54,23 @@ rdma_net_up() {
 	rdma link add rxea type rxe netdev a0 && rdma link add rxeb type rxe netdev b0
 }
 
-# Bottleneck on the bridge port towards the receiver: htb at RATE with a
-# RED child that ECN-marks between MIN and MAX bytes of queue.
+# Bottleneck on the bridge port towards the receiver, shaped as a RoCE
+# switch port: RoCEv2 (UDP 4791) in its own class, htb at RATE with a RED
+# child that ECN-marks between MIN and MAX bytes of queue; everything else
+# (ARP, IPv6 neighbour discovery) in a small class of its own without RED.
+# With one RED queue for all, RED dropped the non-ECT ARP replies towards
+# b0 ("early" drops), b0's neighbour entry for a0 went FAILED and every
+# answer of rxeb was discarded (unresolved_discards in
+# /proc/net/stat/arp_cache): the two-job stall in docs/rdma.md.
 bottleneck() {	# rate min max
 	tc -n mltcp-br qdisc del dev b1 root 2>/dev/null
-	tc -n mltcp-br qdisc add dev b1 root handle 1: htb default 1 &&
+	tc -n mltcp-br qdisc add dev b1 root handle 1: htb default 20 &&
 	tc -n mltcp-br class add dev b1 parent 1: classid 1:1 htb rate "$1" burst 16k &&
-	tc -n mltcp-br qdisc add dev b1 parent 1:1 handle 10: red limit 400000 min "$2" max "$3" \
+	tc -n mltcp-br class add dev b1 parent 1:1 classid 1:10 htb rate "$1" burst 16k prio 1 &&
+	tc -n mltcp-br class add dev b1 parent 1:1 classid 1:20 htb rate 64kbit ceil "$1" burst 16k prio 0 &&
+	tc -n mltcp-br filter add dev b1 parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:10 &&
+	tc -n mltcp-br qdisc add dev b1 parent 1:10 handle 10: red limit 400000 min "$2" max "$3" \
 		avpkt 1100 burst 20 bandwidth "$1" probability 0.2 ecn
 }
 
@@ -88,7 +98,38 @@ observers_down() {
 	$R observe --iface a0 --pin $TX --detach 2>/dev/null
 	return 0
 }
+# capture_start IF: tcpdump of RoCEv2 (UDP 4791) on IF, whole packets, to
+# $LOG/cap-IF.pcap; capture_stop ends all of them (from any subshell: the
+# pids are in a file) once they have written everything.
+# Debian's tcpdump switches to a user "tcpdump" unless -Z root, and looks
+# root up even then: the initramfs has no user database, so give it one.
+capture_start() {
+	[ -f /etc/passwd ] || echo "root:x:0:0:root:/:/bin/sh" >/etc/passwd
+	[ -f /etc/group ] || echo "root:x:0:" >/etc/group
+	[ -f /etc/nsswitch.conf ] || printf 'passwd: files\ngroup: files\n' >/etc/nsswitch.conf
+	rm -f $LOG/cap-$1.pcap
+	/usr/sbin/tcpdump -Z root -n -s 0 -B 16384 -U --immediate-mode -i "$1" -w $LOG/cap-$1.pcap udp port 4791 \
+		>/dev/null 2>$LOG/tcpdump-$1.err &
+	echo $! >>$LOG/capture.pids
+	for _ in $(seq 1 100); do
+		grep -q "listening on" $LOG/tcpdump-$1.err && return 0
+		kill -0 $! 2>/dev/null || break
+		sleep 0.05
+	done
+	cat $LOG/tcpdump-$1.err
+	return 1
+}
+capture_stop() {
+	[ -f $LOG/capture.pids ] || return 0
+	sleep 0.5
+	for p in $(cat $LOG/capture.pids); do kill $p 2>/dev/null; done
+	for p in $(cat $LOG/capture.pids); do
+		for _ in $(seq 1 100); do kill -0 $p 2>/dev/null || break; sleep 0.05; done
+	done
+	rm -f $LOG/capture.pids
+	return 0
+}
 rdma_modules() {
 	modprobe -a crc32_generic rdma_rxe ib_uverbs rdma_ucm veth bridge sch_htb sch_red \
-		sch_ingress cls_bpf
+		sch_ingress cls_bpf cls_u32
 }
