@@ -237,7 +237,14 @@ MLTCP_INLINE __u64 mltcp_dcqcn_periods(__u64 *start, __u64 now_us,
 	return n;
 }
 
-/* Let time pass: alpha decay and rate-timer increases up to now_us. */
+/*
+ * Let time pass: alpha decay and rate-timer increases up to now_us.  `gain`
+ * scales every timer increase since the last call, so it must be the gain
+ * that held over that time: a datapath advances before anything resets the
+ * gain (an iteration hint, a detected boundary), or the idle time before a
+ * new iteration is scaled by the new iteration's F(0) instead of the ended
+ * one's F (docs/design.md, "DCQCN with MLTCP").
+ */
 MLTCP_INLINE void mltcp_dcqcn_advance(struct mltcp_dcqcn_rp *rp,
 				      const struct mltcp_dcqcn_params *p,
 				      __u64 now_us, __u32 gain)

@@ -326,14 +326,20 @@ CongestionControl::CongestionControl(const CcConfig &c, uint64_t now_ns)
 
 void CongestionControl::OnTxStart(uint64_t acked_total, uint64_t now_ns, uint32_t srtt_us)
 {
-	if (tracking_)
-		mltcp_iter_on_tx_start(&it_, &cfg_.mltcp, acked_total, Us32(now_ns), srtt_us);
+	if (!tracking_)
+		return;
+	Advance(now_ns);	// as in Hint(): the idle time under the ending gain
+	mltcp_iter_on_tx_start(&it_, &cfg_.mltcp, acked_total, Us32(now_ns), srtt_us);
 }
 
 void CongestionControl::Hint(uint64_t acked_total, uint64_t bytes, uint64_t now_ns)
 {
-	if (tracking_)
-		mltcp_iter_hint(&it_, acked_total, bytes, Us32(now_ns));
+	if (!tracking_)
+		return;
+	// Rate timers ran since the last send under the ending iteration's gain:
+	// apply them before the hint resets F (mltcp_dcqcn_advance()).
+	Advance(now_ns);
+	mltcp_iter_hint(&it_, acked_total, bytes, Us32(now_ns));
 }
 
 CcStats CongestionControl::Stats() const

@@ -74,6 +74,13 @@ uint32_t DcqcnFlow::Gain() const {
 }
 
 void DcqcnFlow::Hint(uint64_t bytes) {
+  // The rate timer ran since the last packet under the gain of the
+  // iteration that is ending (F(1) once its bytes are all sent): apply
+  // those increases before the hint restarts F at its intercept (see
+  // mltcp_dcqcn_advance() and docs/design.md, "DCQCN with MLTCP").  Plain
+  // DCQCN's gain never changes: nothing to do.
+  if (cfg_.use_mltcp)
+    rp_.Advance(NowUs(), Gain());
   tracker_.Hint(sent_total_, bytes, static_cast<uint32_t>(NowUs()));
 }
 
@@ -87,6 +94,9 @@ void DcqcnFlow::Send(uint64_t bytes) {
   if (idle) {
     if (cfg_.idle_reset_us && NowUs() - last_send_us_ >= cfg_.idle_reset_us)
       rp_ = mltcp::DcqcnSender(mltcp::DcqcnParams(cfg_.dcqcn), NowUs());
+    // Likewise before a detected boundary resets F (a no-op after a hint).
+    if (cfg_.use_mltcp)
+      rp_.Advance(NowUs(), Gain());
     tracker_.OnTxStart(mltcp_params_, sent_total_, static_cast<uint32_t>(NowUs()), 0);
     SendNext();
   }

@@ -56,6 +56,7 @@ class DcqcnFlow : public JobFlow {
   void Hint(uint64_t bytes) override;
 
   uint64_t rate_bps() const { return rp_.RateBps(); }
+  uint64_t target_bps() const { return rp_.TargetBps(); }
   uint32_t cnps_received() const { return rp_.state().cnps; }
   uint32_t cnps_sent() const { return cnps_sent_; }
   uint32_t ce_marked() const { return ce_marked_; }

@@ -383,6 +383,36 @@ TEST(Engine, MltcpDetectsIterationsAndTakesHints)
 	EXPECT_EQ(q.client->Stats().cc.gain, MLTCP_GAIN_ONE);
 }
 
+// MLTCP-DCQCN: the rate timer runs through the compute phase under the ended
+// iteration's gain F(1), so a hint advances the rate before it resets F: the
+// rate then equals the core's reaction point advanced over the idle time
+// with F = 1.75 (not with the next iteration's F(0) = 0.25).
+TEST(Cc, DcqcnHintAppliesIdleTimeWithEndingGain)
+{
+	CcConfig c;
+	c.kind = CcKind::kMltcpDcqcn;
+	auto cc = MakeCongestionControl(c, 0);
+	cc->Hint(0, 1000000, 0);	// a 1 MB iteration starts
+	cc->OnCnp(0);
+	cc->OnCnp(0);			// alpha 1: R_T 20, R_C 10 Gbit/s
+	AckSample a{};
+	a.now_ns = 1000;
+	a.acked_bytes_total = 1000000;	// all acked: F(1)
+	cc->OnAck(a);
+	const uint64_t idle_ns = 36 * 55 * 1000ULL;	// 5 fast recovery + 31 additive
+	cc->Hint(1000000, 1000000, idle_ns);
+	cc->Advance(idle_ns);		// the engine's next send pass
+
+	mltcp_dcqcn_rp ref;
+	mltcp_dcqcn_rp_init(&ref, &c.dcqcn, 0);
+	mltcp_dcqcn_on_cnp(&ref, &c.dcqcn, 0);
+	mltcp_dcqcn_on_cnp(&ref, &c.dcqcn, 0);
+	mltcp_dcqcn_advance(&ref, &c.dcqcn, idle_ns / 1000, MLTCP_DEF_INTERCEPT + MLTCP_DEF_SLOPE);
+	EXPECT_EQ(ref.rate_target_bps, 20000000000ULL + 31 * 70000000ULL);	// 1.75 x 40 Mbit/s
+	EXPECT_EQ(cc->rate_bps(), ref.rate_cur_bps);
+	EXPECT_EQ(cc->Stats().gain, (uint32_t)MLTCP_DEF_INTERCEPT);	// the new iteration: F(0)
+}
+
 // DCQCN: CE marks on ECN-capable packets make the receiver return CNPs and
 // the sender cut its paced rate; window modes send no ECN-capable packets.
 TEST(Engine, DcqcnCutsRateOnCnps)

@@ -358,6 +358,51 @@ TEST(DcqcnFlow, CutAndRecoverAsHandComputed) {
   EXPECT_NEAR(samples[8].second, after, after * 1e-4);
 }
 
+// The rate timer runs through the compute phase under the ending iteration's
+// gain, F(1) = 1.75, not the next iteration's F(0) = 0.25: the flow brings
+// its rate up to date before a hint resets F.  Script: a 100 KB iteration at
+// 10 Gbit/s; two CNPs at 30 and 31 us (alpha stays 1: R_T = 5 Gbit/s, R_C =
+// 2.5); the 5 fast recovery stages end while bytes are still sent, every
+// later timer expiry is additive (R_AI = 10 Mbit/s at 10 Gbit/s) with all
+// bytes sent; the next iteration is hinted at 2010 us.  So the increase of
+// R_T over the idle time is 1.75x plain DCQCN's (was 0.25x).
+uint64_t TargetAfterIdle(bool use_mltcp) {
+  TwoNodes net("10Gbps", "0us");
+  DcqcnFlowConfig c;
+  c.dcqcn = DcqcnParamsForLine(10000000000ULL);  // 2.5 MB byte counter: not reached
+  mltcp_params_default(&c.mltcp);
+  c.use_mltcp = use_mltcp;
+  c.port = 4791;
+  c.cnp_port = 4792;
+  auto flow = Create<DcqcnFlow>(net.n.Get(0), net.ifs.GetAddress(0), net.n.Get(1),
+                                net.ifs.GetAddress(1), c);
+  Ptr<Socket> cnp_src = Socket::CreateSocket(net.n.Get(1), UdpSocketFactory::GetTypeId());
+  const Address sender(InetSocketAddress(net.ifs.GetAddress(0), c.cnp_port));
+  auto send_cnp = [&] { cnp_src->SendTo(Create<Packet>(64), 0, sender); };
+  uint64_t rt = 0;
+  Simulator::Schedule(MicroSeconds(0), [&] { flow->Hint(100000); flow->Send(100000); });
+  Simulator::Schedule(MicroSeconds(30), send_cnp);
+  Simulator::Schedule(MicroSeconds(31), send_cnp);
+  Simulator::Schedule(MicroSeconds(2010), [&] {
+    EXPECT_EQ(flow->received(), 100000u);
+    flow->Hint(100000);
+    flow->Send(100000);
+    rt = flow->target_bps();
+  });
+  Simulator::Stop(MicroSeconds(2011));
+  Simulator::Run();
+  EXPECT_EQ(flow->cnps_received(), 2u);
+  return rt;
+}
+
+TEST(DcqcnFlow, IdleTimeScaledByEndingIterationsGain) {
+  const uint64_t base = 5000000000ULL;  // R_T after the second CNP
+  const uint64_t plain = TargetAfterIdle(false), mltcp = TargetAfterIdle(true);
+  ASSERT_GT(plain, base);
+  EXPECT_EQ((plain - base) % 10000000ULL, 0u);  // whole R_AI steps
+  EXPECT_EQ(mltcp - base, (plain - base) * 7 / 4);  // F(1) = 1792 / 1024
+}
+
 // ---------------------------------------------------------------------------
 // The job model's timing rules (profiles/README.md) with a flow that delivers
 // at a fixed rate: 1 byte per microsecond.
