@@ -617,7 +617,7 @@ void usage(FILE *f)
 	      "  --detach            remove the filter and the pins\n"
 	      "  --stats             print roce=N ce=N cnp=N totals\n"
 	      "Icrc-check (RoCEv2 invariant CRC of captured packets, e.g. tcpdump -w):\n"
-	      "  --pcap FILE         classic pcap of one Ethernet interface; prints\n"
+	      "  --pcap FILE         pcap or pcapng capture of one Ethernet interface; prints\n"
 	      "                      ICRC ... ok=N bad=N cnp=N cnp_ok=N; exit 4 if any\n"
 	      "                      ICRC is wrong\n"
 	      "  --dump N            print the first N RoCEv2 packets of each BTH opcode\n"
