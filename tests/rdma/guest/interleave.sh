@@ -73,7 +73,7 @@ overlap() {
 }
 
 # Isolated: one job alone on the bottleneck (dcqcn), the reference time.
-[ -n "${SKIP_ISO:-}" ] || job dcqcn iso 7480 0 || { vm_result rdma-interleave-isolated fail; cat $LOG/cli-iso $LOG/srv-iso; exit 0; }
+[ -n "${SKIP_ISO:-}" ] || job dcqcn iso 7480 0 || { vm_result rdma-interleave-isolated fail; sed "s/^/# /" $LOG/cli-iso $LOG/srv-iso; exit 0; }
 ISO=$(mean_iter $LOG/iso.csv 2>/dev/null); ISO=${ISO:-1}
 vm_result rdma-interleave-isolated pass "mean_iter_ms=$ISO"
 
@@ -88,7 +88,7 @@ for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
 	wait $pb; rb=$?
 	if [ $ra != 0 ] || [ $rb != 0 ]; then
 		vm_result rdma-interleave-$cc fail "jobs failed"
-		{ cat $LOG/cli-${cc}-a $LOG/cli-${cc}-b $LOG/srv-${cc}-a $LOG/srv-${cc}-b
+		{ sed "s/^/# /" $LOG/cli-${cc}-a $LOG/cli-${cc}-b $LOG/srv-${cc}-a $LOG/srv-${cc}-b
 		  rdma statistic show; tc -n mltcp-br -s qdisc show dev b1
 		  tc -n mltcp-br -s class show dev b1; ip neigh show
 		  cat /proc/net/stat/arp_cache; } 2>&1 | sed 's/^/#   /'
