@@ -309,18 +309,31 @@ TEST(TcpMltcp, Ns3FiresTxStartAndDetectionFindsIterations) {
 // ---------------------------------------------------------------------------
 // DCQCN: a sender kept busy at 10 Gbit/s receives CNPs at scripted times; its
 // rate follows the DCQCN equations computed here by hand in floating point.
+// A DCQCN flow over a 10 Gbit/s link, and a socket at the receiver that
+// sends it CNPs (2.5 MB byte counter: not reached by these scripts).
+struct DcqcnUnderTest {
+  TwoNodes net{"10Gbps", "0us"};
+  Ptr<DcqcnFlow> flow;
+  Ptr<Socket> cnp_src;
+  explicit DcqcnUnderTest(bool use_mltcp) {
+    DcqcnFlowConfig c;
+    c.dcqcn = DcqcnParamsForLine(10000000000ULL);
+    mltcp_params_default(&c.mltcp);
+    c.use_mltcp = use_mltcp;
+    c.port = 4791;
+    c.cnp_port = 4792;
+    flow = Create<DcqcnFlow>(net.n.Get(0), net.ifs.GetAddress(0), net.n.Get(1),
+                             net.ifs.GetAddress(1), c);
+    cnp_src = Socket::CreateSocket(net.n.Get(1), UdpSocketFactory::GetTypeId());
+    cnp_src->Connect(InetSocketAddress(net.ifs.GetAddress(0), c.cnp_port));
+  }
+  void SendCnp() { cnp_src->Send(Create<Packet>(64)); }
+};
+
 TEST(DcqcnFlow, CutAndRecoverAsHandComputed) {
-  TwoNodes net("10Gbps", "0us");
-  DcqcnFlowConfig c;
-  c.dcqcn = DcqcnParamsForLine(10000000000ULL);
-  mltcp_params_default(&c.mltcp);
-  c.port = 4791;
-  c.cnp_port = 4792;
-  auto flow = Create<DcqcnFlow>(net.n.Get(0), net.ifs.GetAddress(0), net.n.Get(1),
-                                net.ifs.GetAddress(1), c);
-  Ptr<Socket> cnp_src = Socket::CreateSocket(net.n.Get(1), UdpSocketFactory::GetTypeId());
-  const Address sender(InetSocketAddress(net.ifs.GetAddress(0), c.cnp_port));
-  auto send_cnp = [&] { cnp_src->SendTo(Create<Packet>(64), 0, sender); };
+  DcqcnUnderTest t(false);
+  auto& flow = t.flow;
+  auto send_cnp = [&] { t.SendCnp(); };
   std::vector<std::pair<double, double>> samples;  // (time us, rate)
   auto sample = [&] { samples.emplace_back(Simulator::Now().GetMicroSeconds(), flow->rate_bps()); };
 
@@ -367,18 +380,9 @@ TEST(DcqcnFlow, CutAndRecoverAsHandComputed) {
 // bytes sent; the next iteration is hinted at 2010 us.  So the increase of
 // R_T over the idle time is 1.75x plain DCQCN's (was 0.25x).
 uint64_t TargetAfterIdle(bool use_mltcp) {
-  TwoNodes net("10Gbps", "0us");
-  DcqcnFlowConfig c;
-  c.dcqcn = DcqcnParamsForLine(10000000000ULL);  // 2.5 MB byte counter: not reached
-  mltcp_params_default(&c.mltcp);
-  c.use_mltcp = use_mltcp;
-  c.port = 4791;
-  c.cnp_port = 4792;
-  auto flow = Create<DcqcnFlow>(net.n.Get(0), net.ifs.GetAddress(0), net.n.Get(1),
-                                net.ifs.GetAddress(1), c);
-  Ptr<Socket> cnp_src = Socket::CreateSocket(net.n.Get(1), UdpSocketFactory::GetTypeId());
-  const Address sender(InetSocketAddress(net.ifs.GetAddress(0), c.cnp_port));
-  auto send_cnp = [&] { cnp_src->SendTo(Create<Packet>(64), 0, sender); };
+  DcqcnUnderTest t(use_mltcp);
+  auto& flow = t.flow;
+  auto send_cnp = [&] { t.SendCnp(); };
   uint64_t rt = 0;
   Simulator::Schedule(MicroSeconds(0), [&] { flow->Hint(100000); flow->Send(100000); });
   Simulator::Schedule(MicroSeconds(30), send_cnp);
