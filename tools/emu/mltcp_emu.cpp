@@ -23,9 +23,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -126,8 +128,17 @@ bool wait_fd(int fd, short ev, int timeout_ms)
 	}
 }
 
-// Reads exactly n bytes (non-blocking fd); false on EOF before n.
-bool read_full(int fd, void *buf, size_t n)
+enum class ReadResult { kOk, kClosed, kTimeout };
+
+int ms_until(uint64_t deadline_us)
+{
+	uint64_t t = now_us();
+	return t >= deadline_us ? 0 : (int)std::min<uint64_t>((deadline_us - t + 999) / 1000, INT_MAX);
+}
+
+// Reads exactly n bytes from a non-blocking fd.  kTimeout when the data
+// stops for idle_ms or the deadline passes, kClosed on EOF or an error.
+ReadResult read_exact(int fd, void *buf, size_t n, uint64_t deadline_us, int idle_ms)
 {
 	auto *p = (char *)buf;
 	while (n) {
@@ -135,16 +146,24 @@ bool read_full(int fd, void *buf, size_t n)
 		if (r > 0) {
 			p += r;
 			n -= (size_t)r;
-		} else if (r == 0) {
-			return false;
-		} else if (errno == EAGAIN) {
-			if (!wait_fd(fd, POLLIN, kIoTimeoutMs))
-				fatal(kExitNet, "no data from the peer for 60 s");
-		} else if (errno != EINTR) {
-			return false;
+		} else if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (!wait_fd(fd, POLLIN, std::min(idle_ms, ms_until(deadline_us))))
+				return ReadResult::kTimeout;
+		} else {
+			return ReadResult::kClosed;
 		}
 	}
-	return true;
+	return ReadResult::kOk;
+}
+
+// Reads exactly n bytes; false on EOF before n; a peer silent for
+// kIoTimeoutMs is fatal.
+bool read_full(int fd, void *buf, size_t n)
+{
+	ReadResult r = read_exact(fd, buf, n, UINT64_MAX, kIoTimeoutMs);
+	if (r == ReadResult::kTimeout)
+		fatal(kExitNet, "no data from the peer for 60 s");
+	return r == ReadResult::kOk;
 }
 
 bool write_full(int fd, const void *buf, size_t n)
@@ -724,31 +743,10 @@ std::string rank_name(uint32_t rank, const std::vector<RingPeer> &peers)
 	return "rank " + std::to_string(rank) + " (" + peers[rank].text + ")";
 }
 
-int ms_until(uint64_t deadline_us)
-{
-	uint64_t t = now_us();
-	return t >= deadline_us ? 0 : (int)((deadline_us - t + 999) / 1000);
-}
-
-enum class ReadResult { kOk, kClosed, kTimeout };
-
 // Reads exactly n bytes from a non-blocking fd before the deadline.
 ReadResult read_until(int fd, void *buf, size_t n, uint64_t deadline_us)
 {
-	auto *p = (char *)buf;
-	while (n) {
-		ssize_t r = recv(fd, p, n, 0);
-		if (r > 0) {
-			p += r;
-			n -= (size_t)r;
-		} else if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-			if (!wait_fd(fd, POLLIN, ms_until(deadline_us)))
-				return ReadResult::kTimeout;
-		} else {
-			return ReadResult::kClosed;
-		}
-	}
-	return ReadResult::kOk;
+	return read_exact(fd, buf, n, deadline_us, INT_MAX);
 }
 
 // Each step ends with a partial segment that the next step waits for: with
