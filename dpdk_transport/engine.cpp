@@ -17,8 +17,12 @@ namespace {
 constexpr uint64_t kMinReorderNs = 50 * kNsPerUs;
 // Tail loss probe timeout: at least this, or 2 srtt.
 constexpr uint64_t kMinTlpNs = 200 * kNsPerUs;
-// A paced sender may catch up at most this many packets after a stall.
+// A paced sender may catch up after a stall by at most this many packets,
+// or this much time, whichever is more.  The time covers the poll loop's
+// gaps: a poll every ~100 us (usleep(20) sleeps that long here) with a
+// 4-packet allowance capped the rate near 160 Mbit/s whatever DCQCN chose.
 constexpr uint32_t kPacingBurstPkts = 4;
+constexpr uint64_t kPacingSlackNs = 500 * kNsPerUs;
 // Per-packet bytes on the wire besides the payload (Ethernet + IPv4 + UDP +
 // transport header), used to pace at the configured line rate.
 constexpr uint32_t kWireOverhead = 14 + 20 + 8 + sizeof(WireHeader);
@@ -614,7 +618,8 @@ void Connection::Paced(uint64_t now_ns, uint32_t bytes)
 	if (!rate)
 		return;
 	uint64_t gap = (uint64_t)(bytes + kWireOverhead) * 8 * kNsPerSec / rate;
-	uint64_t floor = now_ns > gap * kPacingBurstPkts ? now_ns - gap * kPacingBurstPkts : 0;
+	uint64_t slack = std::max<uint64_t>(gap * kPacingBurstPkts, kPacingSlackNs);
+	uint64_t floor = now_ns > slack ? now_ns - slack : 0;
 	next_tx_ns_ = std::max(next_tx_ns_, floor) + gap;
 }
 

@@ -49,6 +49,8 @@ struct Options {
 	uint32_t frame_room = 2048;
 	uint32_t rcv_wnd = 2048;
 	uint64_t line_rate_bps = 10000000000ULL;
+	uint32_t dcqcn_timer_us = MLTCP_DCQCN_DEF_RATE_US;
+	uint32_t cnp_interval_us = MLTCP_DCQCN_DEF_CNP_US;
 	uint64_t count = 20000, size = 64;
 	double timeout_s = 60;
 	bool sha = true;
@@ -100,11 +102,14 @@ void Usage(FILE *f)
 		"  --mss N --frame-room N   payload per packet (default: fits the mbuf), mbuf room (2048)\n"
 		"  --rcv-wnd N          receive window in packets (2048)\n"
 		"  --line-rate BPS      DCQCN line rate (default 10e9)\n"
+		"  --dcqcn-timer-us N   DCQCN rate-increase and alpha timers (default 55, the\n"
+		"                       paper's, for RTTs of a few us; use about one RTT here)\n"
+		"  --cnp-interval-us N  receiver: at most one CNP per N us per connection (50)\n"
 		"  --count N --size N   ping rounds (20000) and message size (64)\n"
 		"  --timeout S          give up after S seconds (60)\n"
 		"  --seed N             fault-injection / stream seed (1)\n"
 		"  --verbose            send: print connection statistics every 100 ms;\n"
-		"                       emu: one line per iteration (losses, cwnd, F)\n"
+		"                       emu: one line per iteration (losses, cwnd, F, rate, CNPs)\n"
 		"  --no-scale-decrease  mltcp modes: a loss keeps beta of the window, not beta * F\n"
 		"                       (core scale_decrease = 0, for comparisons)\n"
 		"  --hold               after the results, stay attached to the port (without\n"
@@ -136,6 +141,15 @@ uint64_t ParseU64(const char *opt, const char *v)
 	if (errno || *end || d < 0 || d > 1.8e19)
 		Die(kExitUsage, std::string("--") + opt + ": '" + v + "' is not a non-negative number");
 	return (uint64_t)d;
+}
+
+uint32_t ParseTimerUs(const char *opt, const char *v, uint32_t min)
+{
+	uint64_t us = ParseU64(opt, v);
+	if (us < min || us > MLTCP_DCQCN_TIMER_US_MAX)
+		Die(kExitUsage, std::string("--") + opt + " must be in [" + std::to_string(min) + ", " +
+					std::to_string(MLTCP_DCQCN_TIMER_US_MAX) + "] us");
+	return (uint32_t)us;
 }
 
 double ParseFrac(const char *opt, const char *v)
@@ -177,7 +191,8 @@ Options ParseArgs(int argc, char **argv)
 		{"min-rto-us", 1, 0, 'X'},   {"no-yield", 0, 0, 'Y'},
 		{"conns", 1, 0, 'k'},	    {"hold", 0, 0, 'O'},	    {"idle-us", 1, 0, 'I'},
 		{"hints", 0, 0, 'H'},	    {"verbose", 0, 0, 'v'},	    {"help", 0, 0, 'h'},
-		{"no-scale-decrease", 0, 0, 'D'}, {0, 0, 0, 0}};
+		{"no-scale-decrease", 0, 0, 'D'}, {"dcqcn-timer-us", 1, 0, 'G'},
+		{"cnp-interval-us", 1, 0, 'Q'}, {0, 0, 0, 0}};
 	optind = 2;
 	int c;
 	while ((c = getopt_long(dash, argv, "", longopts, nullptr)) != -1) {
@@ -199,6 +214,8 @@ Options ParseArgs(int argc, char **argv)
 		case 'f': o.frame_room = (uint32_t)ParseU64(name, optarg); break;
 		case 'w': o.rcv_wnd = (uint32_t)ParseU64(name, optarg); break;
 		case 'r': o.line_rate_bps = ParseU64(name, optarg); break;
+		case 'G': o.dcqcn_timer_us = ParseTimerUs(name, optarg, MLTCP_DCQCN_TIMER_US_MIN); break;
+		case 'Q': o.cnp_interval_us = ParseTimerUs(name, optarg, 0); break;
 		case 'n': o.count = ParseU64(name, optarg); break;
 		case 's': o.size = ParseU64(name, optarg); break;
 		case 't': o.timeout_s = (double)ParseU64(name, optarg); break;
@@ -238,6 +255,9 @@ CcConfig MakeCc(const Options &o)
 	cc.dcqcn.rai_bps = std::min<uint64_t>(cc.dcqcn.rai_bps, o.line_rate_bps / 100);
 	cc.dcqcn.rhai_bps = std::min<uint64_t>(cc.dcqcn.rhai_bps, o.line_rate_bps / 20);
 	cc.dcqcn.byte_counter = std::min<uint64_t>(cc.dcqcn.byte_counter, 150000);
+	cc.dcqcn.rate_timer_us = o.dcqcn_timer_us;
+	cc.dcqcn.alpha_timer_us = o.dcqcn_timer_us;
+	cc.dcqcn.cnp_interval_us = o.cnp_interval_us;
 	cc.max_cwnd = o.rcv_wnd;
 	cc.mltcp.scale_decrease = o.scale_decrease ? 1 : 0;
 	return cc;
@@ -587,7 +607,7 @@ int CmdEmu(const Options &o)
 	};
 	std::vector<Rec> recs;
 	uint64_t prev_end = t_start, prev_comm_start = 0, msg_idx = 0;
-	uint64_t prev_retx = 0, prev_lost = 0, prev_rtos = 0;	// --verbose
+	uint64_t prev_retx = 0, prev_lost = 0, prev_rtos = 0, prev_cnps = 0;	// --verbose
 	for (uint64_t i = 0; i < o.iterations; i++) {
 		Rec r{};
 		r.bytes = iteration_bytes(p, i);
@@ -631,9 +651,11 @@ int CmdEmu(const Options &o)
 		if (o.verbose) {	// after the communication phase: not in its timing
 			ConnStats s = c->Stats();
 			printf("emu-iter i=%" PRIu64 " comm_us=%" PRIu64 " retx=%" PRIu64 " lost_detected=%" PRIu64
-			       " rtos=%" PRIu64 " cwnd=%u srtt_us=%u gain=%.3f\n",
+			       " rtos=%" PRIu64 " cwnd=%u srtt_us=%u gain=%.3f rate_mbps=%.1f cnps=%" PRIu64 "\n",
 			       i, r.comm_end - r.comm_start, s.pkts_retx - prev_retx, s.fast_retx - prev_lost,
-			       s.rtos - prev_rtos, s.cc.cwnd, s.srtt_us, s.cc.gain / 1024.0);
+			       s.rtos - prev_rtos, s.cc.cwnd, s.srtt_us, s.cc.gain / 1024.0,
+			       s.cc.rate_bps / 1e6, s.cnp_rx - prev_cnps);
+			prev_cnps = s.cnp_rx;
 			prev_retx = s.pkts_retx;
 			prev_lost = s.fast_retx;
 			prev_rtos = s.rtos;

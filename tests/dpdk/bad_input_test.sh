@@ -36,6 +36,7 @@ expect unknown-command 2 "unknown command 'sned'" -- "$BIN" sned
 expect bad-ip 2 "local-ip: give this endpoint's IPv4 address" -- \
 	"$BIN" recv --local-ip 10.0.0 -- $EAL --file-prefix=$TAG-1
 expect bad-number 2 "is not a non-negative number" -- "$BIN" send --bytes lots
+expect bad-dcqcn-timer 2 "dcqcn-timer-us must be in \[1, 1000000\] us" -- "$BIN" emu --dcqcn-timer-us 0
 expect no-such-port 1 "port 'net_memif3' does not exist; DPDK has: net_null0" -- \
 	"$BIN" recv --local-ip 10.0.0.2 --port net_memif3 -- $EAL --file-prefix=$TAG-2 --vdev=net_null0
 expect bad-eal-arg 1 "DPDK EAL initialisation failed" -- \

@@ -20,7 +20,10 @@
 #        fail unless mltcp interleaves and reno does less (see below);
 #        MLTCP_DPDK_REQUIRE_MARKS=1 to fail unless the dcqcn modes' packets were
 #        CE-marked and answered with CNPs (the functional run in make check);
-#        MLTCP_DPDK_EMU_ARGS extra emu options (e.g. --no-scale-decrease);
+#        MLTCP_DPDK_EMU_ARGS extra emu options (e.g. --no-scale-decrease,
+#        --dcqcn-timer-us 1000), MLTCP_DPDK_RECV_ARGS extra receiver options
+#        (e.g. --cnp-interval-us 1000), MLTCP_DPDK_LINE_RATE the senders'
+#        DCQCN line rate (default: the bottleneck's);
 #        MLTCP_DPDK_OUT=DIR keep the CSVs and logs there (emu --verbose
 #        prints one line per iteration: losses, cwnd, F).
 set -euo pipefail
@@ -74,7 +77,7 @@ run() {
 	local sw=$!; PIDS+=($sw)
 	wait_for "$s-switch.log" "3 ports" $sw 10 || { cat "$s-switch.log"; return 1; }
 	"$BIN" recv --local-ip 10.79.0.100 --conns "$n" --no-sha --idle-us 20 --hold --timeout 120 \
-		-- $EAL --file-prefix=$TAG-rx \
+		${MLTCP_DPDK_RECV_ARGS:-} -- $EAL --file-prefix=$TAG-rx \
 		--vdev=net_memif0,role=client,socket=/run/$TAG-r.sock >"$s-recv.log" 2>&1 &
 	local rx=$!; PIDS+=($rx)
 	sleep 1
@@ -84,7 +87,7 @@ run() {
 		"$BIN" emu --local-ip 10.79.0.$j --peer-ip 10.79.0.100 --cc "$cc" --profile-file "$PROF" \
 			--profile dpdk_pair --job job$j --iterations "$iters" --start-at-us $start \
 			--t0-us $start --csv "$s-job$j.csv" --idle-us 20 --msg-size 262144 \
-			--line-rate $RATE --hold --timeout 120 --verbose ${MLTCP_DPDK_EMU_ARGS:-} \
+			--line-rate ${MLTCP_DPDK_LINE_RATE:-$RATE} --hold --timeout 120 --verbose ${MLTCP_DPDK_EMU_ARGS:-} \
 			-- $EAL --file-prefix=$TAG-j$j \
 			--vdev=net_memif0,role=client,socket=/run/$TAG-$sock.sock >"$s-job$j.log" 2>&1 &
 		jobs+=($!); PIDS+=($!)
