@@ -6,6 +6,11 @@
 // run alone (same topology, same congestion control) in the same invocation,
 // so every iteration time is reported as a ratio to the isolated one.
 // Output: per-iteration CSV, JSON summary, and a RESULT line on stdout.
+// Every job keeps running (and contending) until the slowest job has done
+// --iterations; only each job's first --iterations are recorded, so a job
+// with a short period never leaves the others to run alone in the measured
+// iterations (--stop-when-done: each job stops after its own, as the host
+// emulator does).
 //
 // Scale: ns-3 here delivers ~10-15 k segments per wall second, so the
 // scenario uses jumbo frames (MTU 9000 by default) and sizes bytes with the
@@ -71,6 +76,7 @@ struct Options {
   bool hints = false;
   bool isolated = true;
   bool bulk = false;
+  bool keep_running = true;  // --stop-when-done clears it
   uint32_t slope = MLTCP_DEF_SLOPE;
   bool scale_decrease = true;
   uint32_t intercept = MLTCP_DEF_INTERCEPT;
@@ -110,6 +116,12 @@ const char* kUsage =
     "  --start-spread-ms D    job start offsets uniform in [0, D] (default 0: together)\n"
     "  --start-gap-ms G       job j starts j*G ms late (added to the spread)\n"
     "  --compute-jitter J     compute time uniform in (1 +- J) (default 0)\n"
+    "  --stop-when-done       each job stops after its --iterations (the host\n"
+    "                         emulator's behaviour), so a job with a short period\n"
+    "                         finishes early and the others' later iterations run\n"
+    "                         alone; default: every job keeps running, unrecorded,\n"
+    "                         until every job has done --iterations, so all recorded\n"
+    "                         iterations run under the mix's contention\n"
     "  --hints                MLTCP flows get iteration hints instead of detecting\n"
     "  --no-isolated          skip the isolated runs (no ratios)\n"
     "  --bulk                 add a long-lived non-ML flow (base algorithm)\n"
@@ -203,6 +215,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--hints") flag(o.hints);
     else if (a == "--no-isolated") { bool f = false; flag(f); o.isolated = false; }
     else if (a == "--bulk") flag(o.bulk);
+    else if (a == "--stop-when-done") { bool f = false; flag(f); o.keep_running = false; }
     else if (a == "--no-scale-decrease") { bool f = false; flag(f); o.scale_decrease = false; }
     else if (a == "--slope") o.slope = IntArg(a, val(), 0, MLTCP_SLOPE_MAX);
     else if (a == "--intercept") o.intercept = IntArg(a, val(), MLTCP_INTERCEPT_MIN, MLTCP_INTERCEPT_MAX);
@@ -240,6 +253,10 @@ struct JobPlan {
 
 struct RunResult {
   std::vector<std::vector<IterationRecord>> records;  // per job
+  // Per job: communication phases after its recorded iterations (it kept
+  // running until the slowest job was done; Options::keep_running).
+  std::vector<std::vector<std::pair<double, double>>> background;
+  std::vector<size_t> extra_iterations;  // per job: iterations after those
   bool finished = false;
   double sim_end_s = 0;
   double wall_s = 0;
@@ -544,6 +561,7 @@ RunResult Scenario::Run(const std::vector<JobPlan>& plan) {
     c.hints = o_.hints || CcIsDcqcn(cc_);
     c.seed = o_.seed;
     c.compute_jitter = o_.compute_jitter;
+    c.keep_running = o_.keep_running;
     auto job = CreateObject<TrainingJob>();
     job->Configure(c, flows);
     job->on_finished = [&running, &bulk, &res] {
@@ -584,8 +602,11 @@ RunResult Scenario::Run(const std::vector<JobPlan>& plan) {
   }
   res.sim_end_s = Simulator::Now().GetSeconds();
   res.events = Simulator::GetEventCount();
-  for (auto& j : jobs)
+  for (auto& j : jobs) {
     res.records.push_back(j->records());
+    res.background.push_back(j->background());
+    res.extra_iterations.push_back(j->extra_iterations());
+  }
   if (bottleneck_)
     res.bottleneck_bytes = bottleneck_->GetStats().nTotalDequeuedBytes;
   for (auto& q : uplink_queues_)
@@ -686,6 +707,11 @@ std::vector<std::vector<double>> Overlaps(const RunResult& res) {
         for (const auto& o : recs[k])
           if (o.comm_end_s > r.comm_start_s && o.comm_start_s < r.comm_end_s)
             others.emplace_back(o.comm_start_s, o.comm_end_s);
+        // A job that has done its iterations and keeps running contends too.
+        if (k < res.background.size())
+          for (const auto& b : res.background[k])
+            if (b.second > r.comm_start_s && b.first < r.comm_end_s)
+              others.push_back(b);
       }
       out[j].push_back(Covered(r.comm_start_s, r.comm_end_s, others));
     }
@@ -722,6 +748,11 @@ double BulkFairBytes(const RunResult& r, double link_bps) {
     for (const auto& it : job) {
       ev.emplace_back(std::max(it.comm_start_s, r.bulk_start_s), +1);
       ev.emplace_back(std::max(it.comm_end_s, r.bulk_start_s), -1);
+    }
+  for (const auto& job : r.background)
+    for (const auto& iv : job) {
+      ev.emplace_back(std::max(iv.first, r.bulk_start_s), +1);
+      ev.emplace_back(std::max(iv.second, r.bulk_start_s), -1);
     }
   ev.emplace_back(r.bulk_start_s, 0);
   ev.emplace_back(r.bulk_end_s, 0);
@@ -779,8 +810,6 @@ int main(int argc, char** argv) {
   }
   if (mix.empty())
     Fail("--profile-mix names no training job (only bulk flows)");
-  if (CcIsDcqcn(cc) && o.bulk)
-    Fail("a bulk flow needs a TCP congestion control (the bulk flow uses the base algorithm)");
   const uint32_t njobs = o.jobs ? o.jobs : static_cast<uint32_t>(mix.size());
   const uint32_t warmup = o.warmup >= 0 ? static_cast<uint32_t>(o.warmup) : o.iterations / 5;
 
@@ -905,6 +934,7 @@ int main(int argc, char** argv) {
        << "\", \"jobs\": " << njobs << ", \"link_gbps\": " << Json(o.link_gbps)
        << ", \"iterations\": " << o.iterations << ", \"warmup\": " << warmup
        << ", \"seed\": " << o.seed << ", \"mix\": \"" << o.mix << "\",\n"
+       << "  \"keep_running\": " << (o.keep_running ? "true" : "false") << ",\n"
        << "  \"mean_ratio\": " << Json(mean_ratio) << ", \"p99_ratio\": " << Json(p99_ratio)
        << ", \"interleaved_at\": " << (interleaved_at < 0 ? "null" : std::to_string(interleaved_at))
        << ", \"utilisation\": " << Json(util) << ", \"drops\": " << res.drops
@@ -918,7 +948,8 @@ int main(int argc, char** argv) {
          << "\", \"mean_s\": " << Json(st[j].mean_s) << ", \"p99_s\": " << Json(st[j].p99_s)
          << ", \"isolated_mean_s\": " << Json(st[j].iso_mean_s)
          << ", \"mean_ratio\": " << Json(st[j].mean_ratio)
-         << ", \"p99_ratio\": " << Json(st[j].p99_ratio) << "}" << (j + 1 < njobs ? "," : "")
+         << ", \"p99_ratio\": " << Json(st[j].p99_ratio)
+         << ", \"extra_iterations\": " << res.extra_iterations[j] << "}" << (j + 1 < njobs ? "," : "")
          << "\n";
     js << "  ]\n}\n";
   }

@@ -12,12 +12,16 @@
 
 Every figure comes from mltcp-sim runs made here (each run also measures
 every job alone, in the same invocation).  Speedup = mean (or p99) iteration
-time under the base algorithm / the same under its MLTCP variant, per job,
-averaged over jobs, median over seeds.  Uses /usr/bin/python3 + matplotlib.
+time under the base algorithm / the same under its MLTCP variant, averaged
+over jobs, median over seeds.  In the mixes every job keeps running (and
+contending) until the slowest job has done its iterations, and only each
+job's first iterations are recorded (mltcp-sim's default), so base and MLTCP
+are compared over iterations that all run under the whole mix.  The
+validation runs use --stop-when-done, as the host emulator does.  Uses
+/usr/bin/python3 + matplotlib.
 """
 import argparse
 import concurrent.futures as cf
-import csv
 import json
 import os
 import statistics
@@ -83,29 +87,10 @@ def mean_job(js, key):
     return statistics.mean(j[key] for j in js["per_job"])
 
 
-# Iterations from this one on count in the common-window mean.
-COMMON_WARMUP = 2
-
-
-def common_window_mean(csv_path):
-    """Mean over jobs of each job's mean iteration time over the window in
-    which every job still runs: iterations >= COMMON_WARMUP that end before
-    the first job finishes.  In a mix of jobs with very different periods
-    the short job finishes its iterations early and the long job's later
-    iterations run alone; they say nothing about contention."""
-    its = {}
-    with open(csv_path) as f:
-        for row in csv.DictReader(f):
-            its.setdefault(row["job"], []).append(
-                (int(row["iteration"]), float(row["start_s"]), float(row["end_s"])))
-    t_end = min(max(e for _, _, e in v) for v in its.values())
-    means = []
-    for v in its.values():
-        t = [e - b for i, b, e in v if i >= COMMON_WARMUP and e <= t_end]
-        if not t:
-            return None
-        means.append(statistics.mean(t))
-    return statistics.mean(means)
+def slowest_job_speedup(jb, jm):
+    """The smallest per-job speedup (base / MLTCP mean iteration time) of a
+    run pair: how much the job that MLTCP helps least gains (or loses)."""
+    return min(b["mean_s"] / m["mean_s"] for b, m in zip(jb["per_job"], jm["per_job"]))
 
 
 def speedups(r, mixes, seeds, spread_ms="10"):
@@ -125,13 +110,11 @@ def speedups(r, mixes, seeds, spread_ms="10"):
     rows = []
     for name, mix, frac, iters in mixes:
         for base, ml in BASES:
-            sm, sp, sw, ib, im, rb, rm = [], [], [], [], [], [], []
+            sm, sp, sj, ib, im, rb, rm = [], [], [], [], [], [], []
             for s in seeds:
                 jb, jm = by[(name, mix, base, base, s, iters)], by[(name, mix, base, ml, s, iters)]
                 sm.append(mean_job(jb, "mean_s") / mean_job(jm, "mean_s"))
-                wb, wm = common_window_mean(jb["csv"]), common_window_mean(jm["csv"])
-                if wb and wm:
-                    sw.append(wb / wm)
+                sj.append(slowest_job_speedup(jb, jm))
                 sp.append(mean_job(jb, "p99_s") / mean_job(jm, "p99_s"))
                 ib.append(jb["interleaved_at"])
                 im.append(jm["interleaved_at"])
@@ -139,7 +122,7 @@ def speedups(r, mixes, seeds, spread_ms="10"):
                 rm.append(jm["mean_ratio"])
             rows.append(dict(name=name, mix=mix, frac=frac, base=base, ml=ml,
                              mean_speedup=statistics.median(sm), p99_speedup=statistics.median(sp),
-                             window_speedup=statistics.median(sw) if sw else float("nan"),
+                             slowest_speedup=statistics.median(sj), seed_speedups=sm,
                              base_ratio=statistics.median(rb), ml_ratio=statistics.median(rm),
                              base_inter=ib, ml_inter=im, seeds=len(seeds)))
     return rows
@@ -163,6 +146,14 @@ def convergence(r, gap_ms=2.0):
                  "--link-gbps", "1"]
     res = r.many([["--cc", "mltcp", "--slope", str(s), "--intercept", str(i)] + base_args
                   for s, i in grid])
+    # The shift equation is Reno's AIMD; MLTCP-CUBIC and MLTCP-DCQCN are
+    # swept too, measured only (DCQCN: its time scale, so a 10x smaller gap).
+    dc_args = ["--profile-mix", "vgg16:2", "--iterations", "30",
+               "--start-gap-ms", str(gap_ms / 10)] + LINK["dcqcn"]
+    other = r.many([["--cc", "mltcp_cubic", "--slope", str(s), "--intercept", str(i)] + base_args
+                    for s, i in grid] +
+                   [["--cc", "mltcp_dcqcn", "--slope", str(s), "--intercept", str(i)] + dc_args
+                    for s, i in grid])
     ref = r.many([["--cc", cc] + base_args for cc in ("reno", "cubic", "mltcp_cubic")] +
                  [["--cc", cc, "--profile-mix", "vgg16:2", "--iterations", "30",
                    "--start-gap-ms", str(gap_ms / 10)] + LINK["dcqcn"] for cc in ("dcqcn", "mltcp_dcqcn")])
@@ -171,20 +162,27 @@ def convergence(r, gap_ms=2.0):
         t_iso = js["per_job"][0]["isolated_mean_s"]
         a_t = t_iso - VGG16_COMPUTE_S
         pred = shift_prediction(s / 1024, i / 1024, a_t, gap_ms * 1e-3)
+        cu, dc = other[len(rows)], other[len(grid) + len(rows)]
         rows.append(dict(slope=s, intercept=i, measured=js["interleaved_at"], predicted=pred,
-                         mean_ratio=js["mean_ratio"], csv=js["csv"], cmd=js["cmd"]))
+                         mean_ratio=js["mean_ratio"], csv=js["csv"], cmd=js["cmd"],
+                         cubic_at=cu["interleaved_at"], cubic_ratio=cu["mean_ratio"],
+                         dcqcn_at=dc["interleaved_at"], dcqcn_ratio=dc["mean_ratio"]))
     return rows, ref
 
 
 def fairness(r, seeds):
     rows = []
-    for base, ml in BASES[:2]:
+    for base, ml in BASES:
+        link = LINK["dcqcn" if base == "dcqcn" else "tcp"]
         args = [[("--cc", cc), s] for cc in (base, ml) for s in seeds]
         res = r.many([["--cc", cc, "--profile-mix", "vgg16", "--bulk", "--iterations", "30",
-                       "--seed", str(s)] + LINK["tcp"] for (_, cc), s in args])
+                       "--seed", str(s)] + link for (_, cc), s in args])
         for cc in (base, ml):
-            shares = [js["bulk_fair_share"] for ((_, c), _), js in zip(args, res) if c == cc]
-            rows.append(dict(cc=cc, share=statistics.median(shares), shares=shares))
+            got = [js for ((_, c), _), js in zip(args, res) if c == cc]
+            shares = [js["bulk_fair_share"] for js in got]
+            rows.append(dict(cc=cc, share=statistics.median(shares), shares=shares,
+                             util=statistics.median(js["utilisation"] for js in got),
+                             job_ratio=statistics.median(js["mean_ratio"] for js in got)))
     return rows
 
 
@@ -235,8 +233,8 @@ def fmt_inter(v):
     return ",".join("-" if x is None else str(x) for x in v)
 
 
-def scale_run(r, jobs, time_scale, iterations=30):
-    args = ["--cc", "mltcp", "--topology", "leafspine", "--leaves", "8", "--spines", "4",
+def scale_run(r, jobs, time_scale, iterations=30, cc="mltcp"):
+    args = ["--cc", cc, "--topology", "leafspine", "--leaves", "8", "--spines", "4",
             "--jobs", str(jobs), "--profile-mix", "vgg16,gpt2,bert_large,resnet50,resnet18,gpt2_xl",
             "--link-gbps", "100", "--time-scale", str(time_scale), "--iterations", str(iterations),
             "--start-spread-ms", "1", "--no-isolated"]
@@ -260,9 +258,9 @@ def bench(r):
               fmt_inter(x["ml_inter"])))
     for x in rows:
         print("RESULT sim_speedup mix=%s base=%s mean_speedup=%.3f p99_speedup=%.3f "
-              "window_speedup=%.3f base_mean_ratio=%.3f mltcp_mean_ratio=%.3f" % (
+              "slowest_job_speedup=%.3f base_mean_ratio=%.3f mltcp_mean_ratio=%.3f" % (
                   x["name"].replace(" ", ""), x["base"], x["mean_speedup"], x["p99_speedup"],
-                  x["window_speedup"],
+                  x["slowest_speedup"],
                   x["base_ratio"], x["ml_ratio"]))
     for js in [conv] + ref:
         print("RESULT sim_interleave cc=%s mix=vgg16:2 interleaved_at=%s mean_ratio=%.3f" % (
@@ -300,7 +298,10 @@ def docs(r, docdir, seeds, no_scale=False):
     eight = r.run(["--cc", "mltcp", "--profile-mix", "resnet18:8", "--iterations", "50",
                    "--link-gbps", "10", "--start-spread-ms", "10"])
     eight_wall = time.time() - t0
-    scale = [] if no_scale else [scale_run(r, 64, 0.005), scale_run(r, 128, 0.005)]
+    scale = [] if no_scale else [(64, "mltcp", scale_run(r, 64, 0.005)),
+                                 (128, "mltcp", scale_run(r, 128, 0.005)),
+                                 (64, "mltcp_cubic", scale_run(r, 64, 0.005, cc="mltcp_cubic")),
+                                 (64, "mltcp_dcqcn", scale_run(r, 64, 0.005, cc="mltcp_dcqcn"))]
 
     default = next(c for c in conv if c["slope"] == 1536 and c["intercept"] == 256)
     timeline(default["csv"], "mltcp, 2x vgg16 starting 2 ms apart, 1 Gbit/s",
@@ -314,15 +315,20 @@ def docs(r, docdir, seeds, no_scale=False):
              "runs, %.0f s wall. Seeds: %s. Do not edit: rerun.\n" % (
                  time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), r.n, time.time() - t_start,
                  ",".join(map(str, seeds))))
-    L.append("## Convergence: 2 identical jobs (vgg16) starting 2 ms apart, 1 Gbit/s, MLTCP-Reno\n")
-    L.append("Predicted: iterations for the start gap d to pass 0.9 aT by the shift equation "
-             "of docs/design.md, with aT = isolated iteration time - compute time.\n")
-    L.append("| slope | intercept | interleaved at (measured) | predicted | mean ratio |")
-    L.append("|---|---|---|---|---|")
+    L.append("## Convergence: 2 identical jobs (vgg16) starting 2 ms apart\n")
+    L.append("MLTCP-Reno and MLTCP-CUBIC at 1 Gbit/s; MLTCP-DCQCN at 10 Gbit/s with time scale 0.1 "
+             "and a 0.2 ms gap. Predicted: iterations for the start gap d to pass 0.9 aT by the "
+             "shift equation of docs/design.md (Reno's AIMD), with aT = isolated iteration time - "
+             "compute time.\n")
+    L.append("| slope | intercept | MLTCP-Reno interleaved at | predicted | mean ratio | "
+             "MLTCP-CUBIC interleaved at | mean ratio | MLTCP-DCQCN interleaved at | mean ratio |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    never = lambda v: "never" if v is None else v
     for c in conv:
-        L.append("| %.2f | %.2f | %s | %s | %.3f |" % (c["slope"] / 1024, c["intercept"] / 1024,
-                 "never" if c["measured"] is None else c["measured"],
-                 "never" if c["predicted"] is None else c["predicted"], c["mean_ratio"]))
+        L.append("| %.2f | %.2f | %s | %s | %.3f | %s | %.3f | %s | %.3f |" % (
+            c["slope"] / 1024, c["intercept"] / 1024, never(c["measured"]), never(c["predicted"]),
+            c["mean_ratio"], never(c["cubic_at"]), c["cubic_ratio"], never(c["dcqcn_at"]),
+            c["dcqcn_ratio"]))
     L.append("\nSame jobs, other algorithms (default slope 1.5, intercept 0.25):\n")
     L.append("| cc | interleaved at | mean ratio | p99 ratio |")
     L.append("|---|---|---|---|")
@@ -336,34 +342,42 @@ def docs(r, docdir, seeds, no_scale=False):
         L.append("## %s\n" % title)
         L.append("Dumbbell; Reno and CUBIC at 1 Gbit/s, DCQCN at 10 Gbit/s with time scale 0.1; "
                  "starts spread over 10 ms; speedup = base / MLTCP iteration time (median of %d "
-                 "seeds); ratio = iteration time / isolated; interleaved at: per seed, - = never; "
-                 "while all run = the mean speedup over iterations %d on that end before the first "
-                 "job finishes (jobs with short periods finish early, and the others' later "
-                 "iterations run alone).\n" % (len(seeds), COMMON_WARMUP))
-        L.append("| mix | sum | base | mean speedup | p99 speedup | mean speedup while all run | base mean ratio | MLTCP mean ratio | interleaved at (base; MLTCP) |")
+                 "seeds; per seed in brackets) after a warm-up of iterations/5 (%s); "
+                 "every job keeps running, and contending, until the slowest job has done its "
+                 "iterations, and only each job's first iterations are recorded, so a job with a "
+                 "short period never leaves the others to run alone in the measured iterations; "
+                 "slowest job = the smallest per-job speedup (median of seeds); ratio = iteration "
+                 "time / isolated; interleaved at: per seed, - = never.\n" % (
+                     len(seeds), ", ".join("%d of %d" % (it // 5, it) for it in sorted(
+                         {it for _, _, _, it in (COMPATIBLE if rows is comp else INCOMPATIBLE)}))))
+        L.append("| mix | sum | base | mean speedup | p99 speedup | slowest job speedup | base mean ratio | MLTCP mean ratio | interleaved at (base; MLTCP) |")
         L.append("|---|---|---|---|---|---|---|---|---|")
         for x in rows:
-            L.append("| %s (`%s`) | %.2f | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s; %s |" % (
-                x["name"], x["mix"], x["frac"], x["base"], x["mean_speedup"], x["p99_speedup"],
-                x["window_speedup"],
+            L.append("| %s (`%s`) | %.2f | %s | %.3f (%s) | %.3f | %.3f | %.3f | %.3f | %s; %s |" % (
+                x["name"], x["mix"], x["frac"], x["base"], x["mean_speedup"],
+                ", ".join("%.3f" % v for v in x["seed_speedups"]), x["p99_speedup"],
+                x["slowest_speedup"],
                 x["base_ratio"], x["ml_ratio"], fmt_inter(x["base_inter"]), fmt_inter(x["ml_inter"])))
         L.append("")
     L.append("![speedups](img/sim-speedup.png)\n")
     L.append("## Fairness: one vgg16 job and a long-lived bulk flow\n")
     L.append("Bulk share = bulk bytes / its max-min fair share (link shared equally with every job "
-             "in its communication phase). Median of seeds.\n")
-    L.append("| cc | bulk share | per seed |")
-    L.append("|---|---|---|")
+             "in its communication phase); the bulk flow runs the base algorithm. Median of seeds; "
+             "link utilisation and the job's mean iteration ratio to isolated, medians too. "
+             "Reno and CUBIC at 1 Gbit/s, DCQCN at 10 Gbit/s with time scale 0.1.\n")
+    L.append("| cc | bulk share | per seed | link utilisation | job mean ratio |")
+    L.append("|---|---|---|---|---|")
     for f in fair:
-        L.append("| %s | %.3f | %s |" % (f["cc"], f["share"], ", ".join("%.3f" % s for s in f["shares"])))
+        L.append("| %s | %.3f | %s | %.3f | %.3f |" % (f["cc"], f["share"],
+                 ", ".join("%.3f" % s for s in f["shares"]), f["util"], f["job_ratio"]))
     L.append("\n## Simulator speed\n")
     L.append("| run | wall (s) | events | events/s | simulated (s) |")
     L.append("|---|---|---|---|---|")
     L.append("| 8 jobs dumbbell 10 Gbit/s 50 iterations (mixed + isolated) | %.1f | %d | %.0f | %.3f |" % (
         eight_wall, eight["events"], eight["events_per_s"], eight["sim_s"]))
-    for js, n in zip(scale, (64, 128)):
-        L.append("| %d jobs leaf-spine 8x4, 100 Gbit/s, 30 iterations, time scale 0.005 | %.1f | %d | %.0f | %.3f |" % (
-            n, js["wall_s"], js["events"], js["events_per_s"], js["sim_s"]))
+    for n, cc, js in scale:
+        L.append("| %d jobs %s, leaf-spine 8x4, 100 Gbit/s, 30 iterations, time scale 0.005 | %.1f | %d | %.0f | %.3f |" % (
+            n, cc, js["wall_s"], js["events"], js["events_per_s"], js["sim_s"]))
     L.append("\n## Commands\n")
     L.append("```")
     L.extend(sorted(set(r.log)))
@@ -454,8 +468,10 @@ def validation(r, docdir, seeds, host=None):
         warmup = int(host["args"].get("warmup", TESTBED_WARMUP))
     setting = TESTBED + ["--iterations", str(iters), "--warmup", str(warmup)]
     grid = [(n, m, cc, s) for n, m, _ in VALIDATION_MIXES for cc in VALIDATION_CCS for s in seeds]
-    res = r.many([["--cc", cc, "--profile-mix", m, "--seed", str(s), "--start-spread-ms", "10"] +
-                  setting for (_, m, cc, s) in grid])
+    # --stop-when-done: like the host emulator, each job stops after its
+    # iterations (these mixes' periods are alike, so little runs alone).
+    res = r.many([["--cc", cc, "--profile-mix", m, "--seed", str(s), "--start-spread-ms", "10",
+                   "--stop-when-done"] + setting for (_, m, cc, s) in grid])
     if host is None:
         src = ("The host column is to be filled from `make bench-interleave` (docs/evaluation.md) "
                "with `make sim-experiments SIM_HOST_SUMMARY=<session>/summary.json`")
@@ -474,7 +490,8 @@ def validation(r, docdir, seeds, host=None):
     L = ["# Validation of the simulator against the host testbed (generated)\n",
          "Generated by `make sim-experiments` (sim/experiments/run.py) on %s. Same profile file "
          "and mixes as the host testbed, at its 200 Mbit/s bottleneck, 21-packet (32 KB) queue "
-         "and MTU 1500, %d iterations, warm-up %d; ratio = mean iteration time / isolated mean "
+         "and MTU 1500, %d iterations, warm-up %d, each job stopping after its iterations as on "
+         "the host (`--stop-when-done`); ratio = mean iteration time / isolated mean "
          "with the same congestion control; simulator: median of seeds %s. %s. Agreement "
          "target: sim/host mean ratio within %d%%.\n" % (
              time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), iters, warmup,

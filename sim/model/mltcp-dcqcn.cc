@@ -137,7 +137,16 @@ void DcqcnFlow::OnData(Ptr<Socket> s) {
     if (p->RemovePacketTag(tos) && (tos.GetTos() & kEcnMask) == kEcnCe) {
       ce_marked_++;
       if (np_.OnCeMarked(NowUs())) {
-        s->SendTo(Create<Packet>(kCnpBytes), 0, from);
+        // ECT(0) like the data: the RED marker drops non-ECT packets, and on
+        // a leaf-spine reverse path that crosses congested queues it dropped
+        // CNPs (~10 000 in a 64-job run).  A RoCE fabric carries CNPs in a
+        // lossless (usually strict-priority) class; here they are marked,
+        // never dropped, and a CE mark on a CNP means nothing to the sender.
+        Ptr<Packet> cnp = Create<Packet>(kCnpBytes);
+        SocketIpTosTag ect;
+        ect.SetTos(kTosEct0);
+        cnp->ReplacePacketTag(ect);
+        s->SendTo(cnp, 0, from);
         cnps_sent_++;
       }
     }

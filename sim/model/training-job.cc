@@ -181,7 +181,7 @@ void TrainingJob::Start() {
 void TrainingJob::BeginIteration() {
   cur_ = IterationRecord();
   cur_.job = cfg_.id;
-  cur_.iter = static_cast<uint32_t>(records_.size());
+  cur_.iter = next_iter_++;
   cur_.start_s = Simulator::Now().GetSeconds();
   comm_done_ = false;
   double compute_s = cfg_.profile.compute_ms * 1e-3;
@@ -195,6 +195,7 @@ void TrainingJob::BeginIteration() {
 
 void TrainingJob::BeginComm() {
   cur_.comm_start_s = Simulator::Now().GetSeconds();
+  in_comm_ = true;
   last_comm_start_s_ = cur_.comm_start_s;
   iter_bytes_ = mltcp_sim::IterationBytes(cfg_.profile, cur_.iter);
   cur_.bytes = iter_bytes_;
@@ -236,6 +237,7 @@ void TrainingJob::FlowComplete() {
     return;
   flows_pending_ = 0;
   cur_.comm_end_s = Simulator::Now().GetSeconds();
+  in_comm_ = false;
   comm_done_ = true;
   MaybeEndIteration();
 }
@@ -244,15 +246,31 @@ void TrainingJob::MaybeEndIteration() {
   if (!comm_done_)
     return;
   cur_.end_s = Simulator::Now().GetSeconds();
-  records_.push_back(cur_);
+  if (records_.size() < cfg_.iterations)
+    records_.push_back(cur_);
+  else
+    extra_.push_back(cur_);
   comm_done_ = false;
-  if (records_.size() >= cfg_.iterations) {
-    running_ = false;
+  if (records_.size() >= cfg_.iterations && !notified_) {
+    notified_ = true;
+    if (!cfg_.keep_running)
+      running_ = false;
+    // May stop the simulator; a keep_running job's next iteration is then
+    // scheduled but never runs.
     if (on_finished)
       on_finished();
-    return;
   }
-  BeginIteration();
+  if (running_)
+    BeginIteration();
+}
+
+std::vector<std::pair<double, double>> TrainingJob::background() const {
+  std::vector<std::pair<double, double>> out;
+  for (const auto& r : extra_)
+    out.emplace_back(r.comm_start_s, r.comm_end_s);
+  if (in_comm_ && records_.size() >= cfg_.iterations)
+    out.emplace_back(cur_.comm_start_s, Simulator::Now().GetSeconds());
+  return out;
 }
 
 }  // namespace ns3

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ns3/ipv4-address.h"
@@ -107,6 +108,10 @@ struct JobConfig {
   bool hints = false;
   uint32_t seed = 1;
   double compute_jitter = 0;  // compute time uniform in (1 +- jitter)
+  // After its `iterations` recorded iterations the job signals on_finished
+  // and, with keep_running, goes on iterating (unrecorded: background())
+  // until the simulation stops, so it keeps contending with slower jobs.
+  bool keep_running = false;
 };
 
 class TrainingJob : public Object {
@@ -115,8 +120,15 @@ class TrainingJob : public Object {
   TrainingJob() = default;
   void Configure(const JobConfig& cfg, std::vector<Ptr<JobFlow>> flows);
   void Start();
-  bool finished() const { return records_.size() == cfg_.iterations && !running_; }
+  // Every recorded iteration done (a keep_running job may still iterate).
+  bool finished() const { return records_.size() >= cfg_.iterations; }
+  // The first `iterations` iterations.
   const std::vector<IterationRecord>& records() const { return records_; }
+  // keep_running: the communication phases after the recorded iterations,
+  // (comm_start_s, comm_end_s), the one still in progress ending now.
+  std::vector<std::pair<double, double>> background() const;
+  // keep_running: iterations completed after the recorded ones.
+  size_t extra_iterations() const { return extra_.size(); }
   const JobConfig& config() const { return cfg_; }
   std::function<void()> on_finished;
 
@@ -130,13 +142,17 @@ class TrainingJob : public Object {
   JobConfig cfg_;
   std::vector<Ptr<JobFlow>> flows_;
   std::vector<IterationRecord> records_;
+  std::vector<IterationRecord> extra_;  // keep_running: after records_
   IterationRecord cur_;
+  uint32_t next_iter_ = 0;
   Ptr<UniformRandomVariable> rng_;
   uint64_t iter_bytes_ = 0;
   double last_comm_start_s_ = -1;  // async: the previous communication start
   uint32_t flows_pending_ = 0;
   bool comm_done_ = false;
+  bool in_comm_ = false;  // cur_'s communication phase is under way
   bool running_ = false;
+  bool notified_ = false;  // on_finished has run
 };
 
 }  // namespace ns3

@@ -36,6 +36,7 @@ expect_error "bad.txt:2: field 'compute_us'" --profiles "$tmp/bad.txt" --profile
 expect_error "--iterations: 0 is out of range" --iterations 0
 expect_error "unknown option '--frobnicate'" --frobnicate
 expect_error "--no-scale-decrease takes no value" --no-scale-decrease=1
+expect_error "--stop-when-done takes no value" --stop-when-done=yes
 expect_error "--topology: unknown 'torus'" --topology torus
 expect_error "--red-pmax" --cc dcqcn --red-pmax -0.5
 expect_error "cannot read profile file" --profiles "$tmp"
@@ -44,5 +45,6 @@ if ((EUID != 0)); then
 	expect_error "cannot read profile file" --profiles "$tmp/unreadable.txt"
 fi
 "$sim" --help | grep -q -- "--profile-mix" || { echo "FAIL: --help"; fails=$((fails + 1)); }
+"$sim" --help | grep -q -- "--stop-when-done" || { echo "FAIL: --help lacks --stop-when-done"; fails=$((fails + 1)); }
 
 ((fails == 0)) && echo "bad input: all rejected cleanly" || exit 1

@@ -472,6 +472,56 @@ TEST(TrainingJob, SyncAsyncAndBuckets) {
   EXPECT_NEAR(b[0].comm_end_s - b[0].comm_start_s, 0.004002, 1e-9);
 }
 
+// keep_running: after its recorded iterations the job signals on_finished
+// and keeps iterating (still sending, so still contending) until the
+// simulation stops; those iterations are not recorded but are reported as
+// background communication, the one in progress ending at the stop.
+TEST(TrainingJob, KeepRunningAfterRecordedIterations) {
+  mltcp_sim::JobProfile p;
+  p.compute_ms = 10;
+  p.bytes = 15000;  // 15 ms of communication: a 25 ms period
+  for (bool keep : {false, true}) {
+    JobConfig c;
+    c.profile = p;
+    c.iterations = 3;
+    c.keep_running = keep;
+    auto flow = Create<FakeFlow>();
+    auto job = CreateObject<TrainingJob>();
+    job->Configure(c, {flow});
+    int finished = 0;
+    double finished_at = -1;
+    job->on_finished = [&] {
+      finished++;
+      finished_at = Simulator::Now().GetSeconds();
+      // The slowest job of a mix would finish 62 ms later.
+      Simulator::Stop(MilliSeconds(62));
+    };
+    job->Start();
+    Simulator::Run();
+    EXPECT_EQ(finished, 1);
+    EXPECT_NEAR(finished_at, 0.075, 1e-9);
+    ASSERT_EQ(job->records().size(), 3u);
+    EXPECT_TRUE(job->finished());
+    const auto bg = job->background();
+    if (!keep) {
+      EXPECT_EQ(job->extra_iterations(), 0u);
+      EXPECT_TRUE(bg.empty());
+      EXPECT_EQ(flow->sends.size(), 3u);
+    } else {
+      // Iterations 4 and 5 end at 100 and 125 ms; the 6th communicates from
+      // 135 ms until the stop at 137 ms.
+      EXPECT_EQ(job->extra_iterations(), 2u);
+      ASSERT_EQ(bg.size(), 3u);
+      EXPECT_NEAR(bg[0].first, 0.085, 1e-9);
+      EXPECT_NEAR(bg[0].second, 0.100, 1e-9);
+      EXPECT_NEAR(bg[2].first, 0.135, 1e-9);
+      EXPECT_NEAR(bg[2].second, 0.137, 1e-9);
+      EXPECT_EQ(flow->sends.size(), 6u);
+    }
+    Simulator::Destroy();
+  }
+}
+
 // ---------------------------------------------------------------------------
 TEST(Profiles, SharedFormatAndMix) {
   const auto set = mltcp_sim::ParseProfiles(
