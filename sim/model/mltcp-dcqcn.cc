@@ -31,6 +31,16 @@ uint64_t ScaleToLine(uint64_t v, uint64_t line_bps) {
                                    static_cast<long double>(v) * line_bps / kPaperLineBps));
 }
 
+// A packet of n bytes tagged ECT(0): ns-3 3.37's UDP socket does not apply
+// SetIpTos() to the ECN bits of what it sends, so the tag goes on directly.
+Ptr<Packet> EctPacket(uint32_t n) {
+  Ptr<Packet> p = Create<Packet>(n);
+  SocketIpTosTag ect;
+  ect.SetTos(kTosEct0);
+  p->ReplacePacketTag(ect);
+  return p;
+}
+
 }  // namespace
 
 mltcp_dcqcn_params DcqcnParamsForLine(uint64_t line_bps, uint64_t byte_counter_at_40g) {
@@ -109,12 +119,7 @@ void DcqcnFlow::SendNext() {
   const uint32_t gain = Gain();
   rp_.Advance(now, gain);
   const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(pending_, cfg_.payload));
-  // ECT(0) on every datagram: ns-3 3.37's UDP socket does not apply
-  // SetIpTos() to the ECN bits of what it sends, so tag the packet directly.
-  Ptr<Packet> pkt = Create<Packet>(n);
-  SocketIpTosTag ect;
-  ect.SetTos(kTosEct0);
-  pkt->ReplacePacketTag(ect);
+  Ptr<Packet> pkt = EctPacket(n);  // every datagram ECN-capable
   if (tx_->Send(pkt) < 0) {
     // Host queue full (cannot happen at R_C <= line rate): retry shortly.
     next_send_ = Simulator::Schedule(MicroSeconds(1), &DcqcnFlow::SendNext, this);
@@ -142,11 +147,7 @@ void DcqcnFlow::OnData(Ptr<Socket> s) {
         // CNPs (~10 000 in a 64-job run).  A RoCE fabric carries CNPs in a
         // lossless (usually strict-priority) class; here they are marked,
         // never dropped, and a CE mark on a CNP means nothing to the sender.
-        Ptr<Packet> cnp = Create<Packet>(kCnpBytes);
-        SocketIpTosTag ect;
-        ect.SetTos(kTosEct0);
-        cnp->ReplacePacketTag(ect);
-        s->SendTo(cnp, 0, from);
+        s->SendTo(EctPacket(kCnpBytes), 0, from);
         cnps_sent_++;
       }
     }
