@@ -155,8 +155,7 @@ def convergence(r, gap_ms=2.0):
                    [["--cc", "mltcp_dcqcn", "--slope", str(s), "--intercept", str(i)] + dc_args
                     for s, i in grid])
     ref = r.many([["--cc", cc] + base_args for cc in ("reno", "cubic", "mltcp_cubic")] +
-                 [["--cc", cc, "--profile-mix", "vgg16:2", "--iterations", "30",
-                   "--start-gap-ms", str(gap_ms / 10)] + LINK["dcqcn"] for cc in ("dcqcn", "mltcp_dcqcn")])
+                 [["--cc", cc] + dc_args for cc in ("dcqcn", "mltcp_dcqcn")])
     rows = []
     for (s, i), js in zip(grid, res):
         t_iso = js["per_job"][0]["isolated_mean_s"]
@@ -173,10 +172,9 @@ def convergence(r, gap_ms=2.0):
 def fairness(r, seeds):
     rows = []
     for base, ml in BASES:
-        link = LINK["dcqcn" if base == "dcqcn" else "tcp"]
         args = [[("--cc", cc), s] for cc in (base, ml) for s in seeds]
         res = r.many([["--cc", cc, "--profile-mix", "vgg16", "--bulk", "--iterations", "30",
-                       "--seed", str(s)] + link for (_, cc), s in args])
+                       "--seed", str(s)] + link_args(base) for (_, cc), s in args])
         for cc in (base, ml):
             got = [js for ((_, c), _), js in zip(args, res) if c == cc]
             shares = [js["bulk_fair_share"] for js in got]
