@@ -3,7 +3,8 @@
 #
 #   make check-rdma       host tests (pacer/adapter unit tests, mltcp-dcqcnd on
 #                         a mirrored sysfs tree, no-device errors), then the
-#                         soft-RoCE tests in the VM rig (tests/rdma/guest/)
+#                         soft-RoCE tests in the VM rig (tests/rdma/guest/),
+#                         ending with the judged two-job interleaving run
 #   make bench-rdma       paced-rate accuracy, CNP round trip and two-job
 #                         interleaving in the guest; ends in RESULT lines
 
@@ -22,7 +23,7 @@ RDMA_VM_ADDS   = --add $(RDMA_BIN):/mltcp/bin/mltcp-rdma \
                  --add /usr/bin/tcpdump:/usr/sbin/tcpdump \
                  --add $(ROOT)/tests/rdma/guest/rdma_lib.sh:/mltcp/rdma_lib.sh
 RDMA_VM_MODS  := rdma_rxe crc32_generic ib_uverbs rdma_ucm sch_red sch_htb sch_ingress cls_bpf cls_u32 bridge veth
-RDMA_VM_TIMEOUT ?= 150
+RDMA_VM_TIMEOUT ?= 330
 
 .PHONY: check-rdma check-rdma-host check-rdma-vm bench-rdma
 
@@ -39,6 +40,9 @@ check-rdma-vm: cmake-build
 	    --expect rdma-unknown-device --expect rdma-connection-refused \
 	    --expect rdma-server-gone --expect rdma-client-gone --expect rdma-resources-released \
 	    --expect rdma-cnp-dcqcn --expect rdma-icrc \
+	    --expect rdma-interleave-isolated --expect rdma-interleave-dcqcn \
+	    --expect rdma-interleave-mltcp_dcqcn --expect rdma-interleave-judge \
+	    --add $(ROOT)/tests/rdma/guest/interleave.sh:/mltcp/interleave.sh \
 	    $(ROOT)/tests/rdma/guest/rdma.sh
 
 # Figures in the guest: paced-rate accuracy, CNP round trip, two-job

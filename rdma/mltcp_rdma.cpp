@@ -406,6 +406,18 @@ class Client {
 	uint64_t first_cut_us_ = 0;
 };
 
+// Default byte counter: the bytes one rate-timer period carries at line
+// rate, so the byte counter expires about as often as the timer when the QP
+// sends at full speed (the ns-3 model's ratio).  A fixed 256 KB, more than a
+// whole communication phase here, never expired: F, which acts only through
+// increase events, then had only the timer, and the jobs did not interleave
+// (docs/rdma.md, "Interleaving").
+uint64_t line_rate_timer_bytes(uint64_t line_bps, uint32_t timer_us)
+{
+	const uint64_t bytes = line_bps / 8 * timer_us / 1000000;
+	return std::max<uint64_t>(bytes, MLTCP_DCQCN_BYTE_COUNTER_MIN);
+}
+
 mltcp::DcqcnParams dcqcn_params(const Options &o)
 {
 	mltcp_dcqcn_params raw;
@@ -417,7 +429,8 @@ mltcp::DcqcnParams dcqcn_params(const Options &o)
 	raw.rhai_bps = o.rhai_mbps ? o.rhai_mbps * 1000000 : line / 10;
 	raw.rate_timer_us = o.rate_timer_us;
 	raw.alpha_timer_us = o.rate_timer_us;
-	raw.byte_counter = o.byte_counter ? o.byte_counter : 256 * 1024;
+	raw.byte_counter = o.byte_counter ? o.byte_counter
+					  : line_rate_timer_bytes(line, o.rate_timer_us);
 	raw.cnp_interval_us = 1000;
 	raw.fr_stages = o.fr_stages;
 	try {
@@ -641,7 +654,8 @@ void usage(FILE *f)
 	      "                      default to R/50, R/10, R/100: --rai-mbps --rhai-mbps\n"
 	      "                      --min-mbps override them\n"
 	      "  --rate-timer-us N   DCQCN rate and alpha timers (default 1000)\n"
-	      "  --byte-counter N    DCQCN byte counter (default 262144)\n"
+	      "  --byte-counter N    DCQCN byte counter (default: line rate x rate timer,\n"
+	      "                      at least 1024; 2000 at 16 Mbit/s and 1 ms)\n"
 	      "  --fr-stages N       DCQCN fast recovery stages (default 5); the MLTCP\n"
 	      "                      gain scales only the increases after them\n"
 	      "  --cnp-map PATH      pinned BPF map QPN -> CNPs received (from observe);\n"

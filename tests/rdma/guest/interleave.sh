@@ -1,19 +1,18 @@
 # interleave.sh - two emulated training jobs over soft-RoCE sharing one
 # ECN-marking bottleneck (htb + red ecn), each paced by the core's DCQCN
 # reaction point fed by real CNPs; once with dcqcn, once with mltcp_dcqcn.
-# Prints per-control figures (RESULT-RDMA lines).  A result passes when
-# both jobs completed every iteration with verified checksums and CNPs cut
-# their rates; the interleaving itself is a figure, not a gate: under TCG one
-# run of a dozen iterations is too noisy to decide it (measured: mltcp_dcqcn
-# overlap 0.15, 0.29 and 0.58 in three runs, dcqcn 0.59, 0.69, 0.43), so
-# bench-rdma repeats it and reports means.  Each RESULT-RDMA line carries
-# the RED queue's marks and early drops: early drops hit only non-ECT
-# packets, and the bottleneck (rdma_lib.sh) keeps those (ARP) out of the RED
-# queue since they caused the two-job stall described in docs/rdma.md; a
-# failed run dumps the rxe counters, the qdisc, the neighbour table and
-# /proc/net/stat/arp_cache.
+# Job b starts 40 ms after job a.  Prints per-control figures (RESULT-RDMA
+# lines).  A per-control result passes when both jobs completed every
+# iteration with verified checksums and CNPs cut their rates; with JUDGE=1
+# (make check) the interleaving is judged too: see "The judgement" below.
+# Each RESULT-RDMA line carries the RED queue's marks and early drops:
+# early drops hit only non-ECT packets, and the bottleneck (rdma_lib.sh)
+# keeps those (ARP) out of the RED queue since they caused the two-job
+# stall described in docs/rdma.md; a failed run dumps the rxe counters, the
+# qdisc, the neighbour table and /proc/net/stat/arp_cache.
 #   env: ITERS (iterations per job), WARMUP, ITER_BYTES, COMPUTE_MS,
-#        RATE (bottleneck), LINE_MBPS (DCQCN line rate)
+#        RATE (bottleneck), LINE_MBPS (DCQCN line rate), CONTROLS, CNP_US,
+#        CLIENT_ARGS (extra client options), JUDGE, JUDGE_BOUND
 . /mltcp/rdma_lib.sh
 ITERS=${ITERS:-24}
 WARMUP=${WARMUP:-6}
@@ -77,34 +76,66 @@ overlap() {
 ISO=$(mean_iter $LOG/iso.csv 2>/dev/null); ISO=${ISO:-1}
 vm_result rdma-interleave-isolated pass "mean_iter_ms=$ISO"
 
-for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
-	bottleneck $RATE 6000 30000	# fresh counters for this control
-	start=$(( $(date +%s) + 3 ))
-	job $cc ${cc}-a 7481 0 $start &
-	pa=$!
-	job $cc ${cc}-b 7482 40 $start &
-	pb=$!
-	wait $pa; ra=$?
-	wait $pb; rb=$?
-	if [ $ra != 0 ] || [ $rb != 0 ]; then
-		vm_result rdma-interleave-$cc fail "jobs failed"
-		{ sed "s/^/# /" $LOG/cli-${cc}-a $LOG/cli-${cc}-b $LOG/srv-${cc}-a $LOG/srv-${cc}-b
-		  rdma statistic show; tc -n mltcp-br -s qdisc show dev b1
-		  tc -n mltcp-br -s class show dev b1; ip neigh show
-		  cat /proc/net/stat/arp_cache; } 2>&1 | sed 's/^/#   /'
-		continue
+# One run of each control: RESULT-RDMA line and a per-control result
+# (completed, checksums verified, CNPs used); sets RATIO_<cc>, OVERLAP_<cc>.
+measure_controls() {
+	for cc in ${CONTROLS:-dcqcn mltcp_dcqcn}; do
+		eval "RATIO_$cc="
+		bottleneck $RATE 6000 30000	# fresh counters for this control
+		start=$(( $(date +%s) + 3 ))
+		job $cc ${cc}-a 7481 0 $start &
+		pa=$!
+		job $cc ${cc}-b 7482 40 $start &
+		pb=$!
+		wait $pa; ra=$?
+		wait $pb; rb=$?
+		if [ $ra != 0 ] || [ $rb != 0 ]; then
+			vm_result rdma-interleave-$cc fail "jobs failed"
+			{ sed "s/^/# /" $LOG/cli-${cc}-a $LOG/cli-${cc}-b $LOG/srv-${cc}-a $LOG/srv-${cc}-b
+			  rdma statistic show; tc -n mltcp-br -s qdisc show dev b1
+			  tc -n mltcp-br -s class show dev b1; ip neigh show
+			  cat /proc/net/stat/arp_cache; } 2>&1 | sed 's/^/#   /'
+			continue
+		fi
+		ma=$(mean_iter $LOG/${cc}-a.csv); mb=$(mean_iter $LOG/${cc}-b.csv)
+		ratio=$(awk -v a=$ma -v b=$mb -v i=$ISO 'BEGIN { printf "%.3f", (a + b) / 2 / i }')
+		ov=$(awk -v x=$(overlap $LOG/${cc}-a.csv $LOG/${cc}-b.csv) -v y=$(overlap $LOG/${cc}-b.csv $LOG/${cc}-a.csv) 'BEGIN { printf "%.2f", (x + y) / 2 }')
+		cnps=$(( $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-a)") + $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-b)") ))
+		eval "RATIO_$cc=$ratio; OVERLAP_$cc=$ov"
+		echo "RESULT-RDMA control=$cc mean_ratio=$ratio overlap=$ov mean_a_ms=$ma mean_b_ms=$mb iso_ms=$ISO cnps=$cnps $(red_counts)"
+		na=$(kv iterations "$(grep ^CLIENT $LOG/cli-${cc}-a)")
+		nb=$(kv iterations "$(grep ^CLIENT $LOG/cli-${cc}-b)")
+		if [ "$cnps" -gt 0 ] && grep -q "verified=yes" $LOG/cli-${cc}-a && grep -q "verified=yes" $LOG/cli-${cc}-b; then
+			vm_result rdma-interleave-$cc pass "mean_ratio=$ratio overlap=$ov cnps=$cnps"
+		else
+			vm_result rdma-interleave-$cc fail "mean_ratio=$ratio overlap=$ov cnps=$cnps iterations=$na/$nb"
+		fi
+	done
+}
+
+# The judgement (JUDGE=1, in make check): mltcp_dcqcn's mean ratio at most
+# JUDGE_BOUND and dcqcn's at least that.  Interleaved jobs iterate as if
+# alone (1.0); overlapped, both phases stretch (dcqcn here: 1.237-1.274,
+# overlap 0.89-0.93, in 9 of 9 runs of 24 iterations; mltcp_dcqcn
+# 0.994-1.149, overlap 0.06-0.59, in 9 of 9; docs/rdma.md).  1.18 lies
+# between the two ranges.  mltcp_dcqcn sometimes stalls for a while at a
+# partial overlap, and over longer runs dcqcn can land interleaved by
+# chance (1 of 3 runs of 40 iterations), so a failed first attempt is
+# followed by a second, which is judged (both printed).
+JUDGE_BOUND=${JUDGE_BOUND:-1.18}
+separated() {
+	awk -v m="$RATIO_mltcp_dcqcn" -v d="$RATIO_dcqcn" -v b=$JUDGE_BOUND \
+		'BEGIN { exit !(m != "" && d != "" && m <= b && d >= b) }'
+}
+measure_controls
+if [ -n "${JUDGE:-}" ]; then
+	if ! separated; then
+		echo "# interleave: mltcp_dcqcn ${RATIO_mltcp_dcqcn:-none}, dcqcn ${RATIO_dcqcn:-none}" \
+		     "(bound $JUDGE_BOUND): one more attempt"
+		measure_controls
 	fi
-	ma=$(mean_iter $LOG/${cc}-a.csv); mb=$(mean_iter $LOG/${cc}-b.csv)
-	ratio=$(awk -v a=$ma -v b=$mb -v i=$ISO 'BEGIN { printf "%.3f", (a + b) / 2 / i }')
-	ov=$(awk -v x=$(overlap $LOG/${cc}-a.csv $LOG/${cc}-b.csv) -v y=$(overlap $LOG/${cc}-b.csv $LOG/${cc}-a.csv) 'BEGIN { printf "%.2f", (x + y) / 2 }')
-	cnps=$(( $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-a)") + $(kv cnps "$(grep ^CLIENT $LOG/cli-${cc}-b)") ))
-	eval "RATIO_$cc=$ratio; OVERLAP_$cc=$ov"
-	echo "RESULT-RDMA control=$cc mean_ratio=$ratio overlap=$ov mean_a_ms=$ma mean_b_ms=$mb iso_ms=$ISO cnps=$cnps $(red_counts)"
-	na=$(kv iterations "$(grep ^CLIENT $LOG/cli-${cc}-a)")
-	nb=$(kv iterations "$(grep ^CLIENT $LOG/cli-${cc}-b)")
-	if [ "$cnps" -gt 0 ] && grep -q "verified=yes" $LOG/cli-${cc}-a && grep -q "verified=yes" $LOG/cli-${cc}-b; then
-		vm_result rdma-interleave-$cc pass "mean_ratio=$ratio overlap=$ov cnps=$cnps"
-	else
-		vm_result rdma-interleave-$cc fail "mean_ratio=$ratio overlap=$ov cnps=$cnps iterations=$na/$nb"
-	fi
-done
+	verdict=fail
+	separated && verdict=pass
+	vm_result rdma-interleave-judge $verdict "mltcp_dcqcn=${RATIO_mltcp_dcqcn:-none}" \
+		"dcqcn=${RATIO_dcqcn:-none} bound=$JUDGE_BOUND"
+fi

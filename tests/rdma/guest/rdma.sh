@@ -193,3 +193,10 @@ else vm_result rdma-icrc fail "$details"; fi
 # source of tests/rdma/roce_wire_test.cpp's vectors) only in the log.
 echo "$out" | grep -v ': FRAME ' | sed 's/^/#   /'
 echo "$out" | grep ': FRAME '
+
+# --- two jobs through the ECN bottleneck: mltcp_dcqcn interleaves, dcqcn ------
+# stays overlapped (the judgement in interleave.sh; it sets up its own
+# namespaces, observers and bottleneck).
+rdma_net_down
+trap - EXIT
+( JUDGE=1; . /mltcp/interleave.sh ) 2>&1 | grep '^RESULT-RDMA\|^MLTCP-VM-RESULT\|^#'
