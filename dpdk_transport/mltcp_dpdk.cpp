@@ -36,6 +36,10 @@ namespace {
 
 enum ExitCode { kExitOk = 0, kExitFail = 1, kExitUsage = 2 };
 
+// DCQCN's byte counter: the paper's small setting (with its headline 10 MB a
+// communication phase of ~1 MB would see no byte-counter increase at all).
+constexpr uint64_t kDefaultByteCounter = 150000;
+
 struct Options {
 	std::string cmd;
 	std::string port = "net_memif0";
@@ -51,6 +55,8 @@ struct Options {
 	uint64_t line_rate_bps = 10000000000ULL;
 	uint32_t dcqcn_timer_us = MLTCP_DCQCN_DEF_RATE_US;
 	uint32_t cnp_interval_us = MLTCP_DCQCN_DEF_CNP_US;
+	uint64_t dcqcn_byte_counter = kDefaultByteCounter;
+	uint32_t dcqcn_g_inv = MLTCP_DCQCN_DEF_G_INV;
 	uint64_t count = 20000, size = 64;
 	double timeout_s = 60;
 	bool sha = true;
@@ -105,6 +111,10 @@ void Usage(FILE *f)
 		"  --dcqcn-timer-us N   DCQCN rate-increase and alpha timers (default 55, the\n"
 		"                       paper's, for RTTs of a few us; use about one RTT here)\n"
 		"  --cnp-interval-us N  receiver: at most one CNP per N us per connection (50)\n"
+		"  --dcqcn-byte-counter N  DCQCN byte counter: a rate increase every N bytes\n"
+		"                       sent (default 150000, the paper's small setting)\n"
+		"  --dcqcn-g-inv N      DCQCN alpha gain g = 1/N (default 256, the paper's,\n"
+		"                       for one CNP per 50 us; slower feedback wants a larger g)\n"
 		"  --count N --size N   ping rounds (20000) and message size (64)\n"
 		"  --timeout S          give up after S seconds (60)\n"
 		"  --seed N             fault-injection / stream seed (1)\n"
@@ -152,6 +162,15 @@ uint32_t ParseTimerUs(const char *opt, const char *v, uint32_t min)
 	return (uint32_t)us;
 }
 
+uint64_t ParseRange(const char *opt, const char *v, uint64_t min, uint64_t max)
+{
+	uint64_t n = ParseU64(opt, v);
+	if (n < min || n > max)
+		Die(kExitUsage, std::string("--") + opt + " must be in [" + std::to_string(min) +
+					", " + std::to_string(max) + "]");
+	return n;
+}
+
 double ParseFrac(const char *opt, const char *v)
 {
 	char *end;
@@ -192,7 +211,8 @@ Options ParseArgs(int argc, char **argv)
 		{"conns", 1, 0, 'k'},	    {"hold", 0, 0, 'O'},	    {"idle-us", 1, 0, 'I'},
 		{"hints", 0, 0, 'H'},	    {"verbose", 0, 0, 'v'},	    {"help", 0, 0, 'h'},
 		{"no-scale-decrease", 0, 0, 'D'}, {"dcqcn-timer-us", 1, 0, 'G'},
-		{"cnp-interval-us", 1, 0, 'Q'}, {0, 0, 0, 0}};
+		{"cnp-interval-us", 1, 0, 'Q'}, {"dcqcn-byte-counter", 1, 0, 'B'},
+		{"dcqcn-g-inv", 1, 0, 'g'},   {0, 0, 0, 0}};
 	optind = 2;
 	int c;
 	while ((c = getopt_long(dash, argv, "", longopts, nullptr)) != -1) {
@@ -216,6 +236,12 @@ Options ParseArgs(int argc, char **argv)
 		case 'r': o.line_rate_bps = ParseU64(name, optarg); break;
 		case 'G': o.dcqcn_timer_us = ParseTimerUs(name, optarg, MLTCP_DCQCN_TIMER_US_MIN); break;
 		case 'Q': o.cnp_interval_us = ParseTimerUs(name, optarg, 0); break;
+		case 'B': o.dcqcn_byte_counter = ParseRange(name, optarg, MLTCP_DCQCN_BYTE_COUNTER_MIN,
+						      MLTCP_DCQCN_BYTE_COUNTER_MAX);
+			break;
+		case 'g': o.dcqcn_g_inv = (uint32_t)ParseRange(name, optarg, MLTCP_DCQCN_G_INV_MIN,
+							     MLTCP_DCQCN_G_INV_MAX);
+			break;
 		case 'n': o.count = ParseU64(name, optarg); break;
 		case 's': o.size = ParseU64(name, optarg); break;
 		case 't': o.timeout_s = (double)ParseU64(name, optarg); break;
@@ -254,10 +280,11 @@ CcConfig MakeCc(const Options &o)
 	cc.dcqcn.min_rate_bps = std::min<uint64_t>(cc.dcqcn.min_rate_bps, o.line_rate_bps / 100);
 	cc.dcqcn.rai_bps = std::min<uint64_t>(cc.dcqcn.rai_bps, o.line_rate_bps / 100);
 	cc.dcqcn.rhai_bps = std::min<uint64_t>(cc.dcqcn.rhai_bps, o.line_rate_bps / 20);
-	cc.dcqcn.byte_counter = std::min<uint64_t>(cc.dcqcn.byte_counter, 150000);
+	cc.dcqcn.byte_counter = o.dcqcn_byte_counter;
 	cc.dcqcn.rate_timer_us = o.dcqcn_timer_us;
 	cc.dcqcn.alpha_timer_us = o.dcqcn_timer_us;
 	cc.dcqcn.cnp_interval_us = o.cnp_interval_us;
+	cc.dcqcn.g_inv = o.dcqcn_g_inv;
 	cc.max_cwnd = o.rcv_wnd;
 	cc.mltcp.scale_decrease = o.scale_decrease ? 1 : 0;
 	return cc;

@@ -3,8 +3,8 @@
 #
 # interleave_test.sh - two emulated training jobs (mltcp-dpdk emu, profile
 # tests/dpdk/interleave.prof) share the bottleneck of mltcp-dpdk-switch
-# (300 Mbit/s, 128 KiB buffer, RED-style ECN marking 16-64 KiB, P_max 0.2),
-# all in userspace over net_memif.  For each congestion control the script
+# (300 Mbit/s by default, 128 KiB buffer, RED-style ECN marking 16-64 KiB,
+# P_max 0.2), all in userspace over net_memif.  For each congestion control the script
 # measures one job alone (isolated iteration time), then two jobs started
 # together for 80 iterations, and reports each job's mean iteration time
 # over iterations 30-79 divided by the isolated one, and in how many of
@@ -23,7 +23,10 @@
 #        MLTCP_DPDK_EMU_ARGS extra emu options (e.g. --no-scale-decrease,
 #        --dcqcn-timer-us 1000), MLTCP_DPDK_RECV_ARGS extra receiver options
 #        (e.g. --cnp-interval-us 1000), MLTCP_DPDK_LINE_RATE the senders'
-#        DCQCN line rate (default: the bottleneck's);
+#        DCQCN line rate (default: the bottleneck's), MLTCP_DPDK_RATE the
+#        bottleneck rate in bit/s (300000000), MLTCP_DPDK_PROFILE the job
+#        profile in interleave.prof (dpdk_pair), MLTCP_DPDK_GAP_US how
+#        long after job 1 job 2 starts, in us (0: together);
 #        MLTCP_DPDK_OUT=DIR keep the CSVs and logs there (emu --verbose
 #        prints one line per iteration: losses, cwnd, F).
 set -euo pipefail
@@ -35,7 +38,7 @@ SW=$BUILD/dpdk_transport/mltcp-dpdk-switch
 PROF=$(dirname "$0")/interleave.prof
 ITERS=${MLTCP_DPDK_ITERS:-80}
 WARMUP=${MLTCP_DPDK_WARMUP:-30}
-RATE=300000000
+RATE=${MLTCP_DPDK_RATE:-300000000}
 TAG=mltcp-dpdk-$$
 EAL="--no-huge --no-pci -m 256"
 OUT=${MLTCP_DPDK_OUT:-$(mktemp -d /tmp/$TAG.XXXX)}
@@ -85,7 +88,7 @@ run() {
 	for ((j = 1; j <= n; j++)); do
 		local sock=$([ $j = 1 ] && echo a || echo b)
 		"$BIN" emu --local-ip 10.79.0.$j --peer-ip 10.79.0.100 --cc "$cc" --profile-file "$PROF" \
-			--profile dpdk_pair --job job$j --iterations "$iters" --start-at-us $start \
+			--profile ${MLTCP_DPDK_PROFILE:-dpdk_pair} --job job$j --iterations "$iters" --start-at-us $((start + (j - 1) * ${MLTCP_DPDK_GAP_US:-0})) \
 			--t0-us $start --csv "$s-job$j.csv" --idle-us 20 --msg-size 262144 \
 			--line-rate ${MLTCP_DPDK_LINE_RATE:-$RATE} --hold --timeout 120 --verbose ${MLTCP_DPDK_EMU_ARGS:-} \
 			-- $EAL --file-prefix=$TAG-j$j \
