@@ -69,7 +69,7 @@ struct Options {
   double rtt_us = 60;
   uint32_t mtu = 9000;
   uint32_t queue_pkts = 0;  // 0: automatic
-  double access_factor = 4.0;
+  double access_factor = 0;  // 0: 4 for TCP, 1 for DCQCN
   double start_spread_ms = 0;
   double start_gap_ms = 0;
   double compute_jitter = 0;
@@ -112,7 +112,8 @@ const char* kUsage =
     "  --rtt-us U             base round-trip time in microseconds (default 60)\n"
     "  --mtu B                link MTU in bytes (default 9000)\n"
     "  --queue-pkts Q         bottleneck queue for TCP (default: 2 BDP, at least 32)\n"
-    "  --access-factor F      host link rate / fabric rate (default 4; DCQCN: 1)\n"
+    "  --access-factor F      host link rate / fabric rate (default 4 for TCP, 1 for\n"
+    "                         DCQCN; also the DCQCN line rate)\n"
     "  --start-spread-ms D    job start offsets uniform in [0, D] (default 0: together)\n"
     "  --start-gap-ms G       job j starts j*G ms late (added to the spread)\n"
     "  --compute-jitter J     compute time uniform in (1 +- J) (default 0)\n"
@@ -301,7 +302,10 @@ class Scenario {
   Ptr<JobFlow> MakeFlow(uint32_t src, uint32_t dst, CcKind cc);
   uint32_t QueuePkts() const;
   uint64_t AccessBps() const {
-    return static_cast<uint64_t>(o_.link_gbps * 1e9 * (CcIsDcqcn(cc_) ? 1.0 : o_.access_factor));
+    double factor = o_.access_factor;
+    if (factor == 0)  // DCQCN's lossless fabrics run hosts at the fabric's rate
+      factor = CcIsDcqcn(cc_) ? 1.0 : 4.0;
+    return static_cast<uint64_t>(o_.link_gbps * 1e9 * factor);
   }
 
   const Options& o_;
