@@ -4,11 +4,12 @@
 # interleave_test.sh - two emulated training jobs (mltcp-dpdk emu, profile
 # tests/dpdk/interleave.prof) share the bottleneck of mltcp-dpdk-switch
 # (300 Mbit/s by default, 128 KiB buffer, RED-style ECN marking 16-64 KiB,
-# P_max 0.2), all in userspace over net_memif.  For each congestion control the script
-# measures one job alone (isolated iteration time), then two jobs started
-# together for 80 iterations, and reports each job's mean iteration time
-# over iterations 30-79 divided by the isolated one, and in how many of
-# those iterations the two jobs' communication phases did not overlap.
+# P_max 0.2), all in userspace over net_memif.  For each congestion control
+# the script measures one job alone (isolated iteration time), then two
+# jobs started together for 80 iterations, and reports each job's mean
+# iteration time over iterations 30-79 divided by the isolated one, and in
+# how many of those iterations the two jobs' communication phases did not
+# overlap.
 # Pairs: reno vs mltcp, dcqcn vs mltcp_dcqcn.  (Measured here since the
 # loss decrease is scaled by F, docs/dpdk.md: mltcp pushes the two jobs'
 # communication phases apart within 5-30 iterations, to adjacent phases,
@@ -87,8 +88,9 @@ run() {
 	local start=$(( $(date +%s%6N) + 1500000 )) j jobs=()
 	for ((j = 1; j <= n; j++)); do
 		local sock=$([ $j = 1 ] && echo a || echo b)
+		local at=$((start + (j - 1) * ${MLTCP_DPDK_GAP_US:-0}))
 		"$BIN" emu --local-ip 10.79.0.$j --peer-ip 10.79.0.100 --cc "$cc" --profile-file "$PROF" \
-			--profile ${MLTCP_DPDK_PROFILE:-dpdk_pair} --job job$j --iterations "$iters" --start-at-us $((start + (j - 1) * ${MLTCP_DPDK_GAP_US:-0})) \
+			--profile ${MLTCP_DPDK_PROFILE:-dpdk_pair} --job job$j --iterations "$iters" --start-at-us $at \
 			--t0-us $start --csv "$s-job$j.csv" --idle-us 20 --msg-size 262144 \
 			--line-rate ${MLTCP_DPDK_LINE_RATE:-$RATE} --hold --timeout 120 --verbose ${MLTCP_DPDK_EMU_ARGS:-} \
 			-- $EAL --file-prefix=$TAG-j$j \
