@@ -153,22 +153,19 @@ uint64_t ParseU64(const char *opt, const char *v)
 	return (uint64_t)d;
 }
 
-uint32_t ParseTimerUs(const char *opt, const char *v, uint32_t min)
-{
-	uint64_t us = ParseU64(opt, v);
-	if (us < min || us > MLTCP_DCQCN_TIMER_US_MAX)
-		Die(kExitUsage, std::string("--") + opt + " must be in [" + std::to_string(min) + ", " +
-					std::to_string(MLTCP_DCQCN_TIMER_US_MAX) + "] us");
-	return (uint32_t)us;
-}
-
-uint64_t ParseRange(const char *opt, const char *v, uint64_t min, uint64_t max)
+uint64_t ParseRange(const char *opt, const char *v, uint64_t min, uint64_t max,
+		    const char *unit = "")
 {
 	uint64_t n = ParseU64(opt, v);
 	if (n < min || n > max)
 		Die(kExitUsage, std::string("--") + opt + " must be in [" + std::to_string(min) +
-					", " + std::to_string(max) + "]");
+					", " + std::to_string(max) + "]" + unit);
 	return n;
+}
+
+uint32_t ParseTimerUs(const char *opt, const char *v, uint32_t min)
+{
+	return (uint32_t)ParseRange(opt, v, min, MLTCP_DCQCN_TIMER_US_MAX, " us");
 }
 
 double ParseFrac(const char *opt, const char *v)
