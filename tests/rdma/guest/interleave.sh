@@ -117,8 +117,8 @@ measure_controls() {
 # The judgement (JUDGE=1, in make check): mltcp_dcqcn's mean ratio at most
 # JUDGE_BOUND and dcqcn's at least that.  Interleaved jobs iterate as if
 # alone (1.0); overlapped, both phases stretch (dcqcn here: 1.227-1.274,
-# overlap 0.83-0.93, in 17 of 17 runs of 24 iterations; mltcp_dcqcn
-# 0.991-1.152, overlap 0.00-0.62, in 16 of 17, and 1.215 in one;
+# overlap 0.83-0.93, in 18 of 18 runs of 24 iterations; mltcp_dcqcn
+# 0.991-1.164, overlap 0.00-0.62, in 17 of 18, and 1.215 in one;
 # docs/rdma.md).  1.18 lies between the two ranges.  mltcp_dcqcn sometimes
 # stays a while at a partial overlap (the 1.215 run), and over longer runs
 # dcqcn can land interleaved by chance (1 of 3 runs of 40 iterations), so
