@@ -40,6 +40,10 @@ struct CcConfig {
 	uint32_t max_cwnd = 1 << 16;	// packets; also the rate modes' window cap
 	mltcp_params mltcp;		// validated by the endpoint
 	mltcp_dcqcn_params dcqcn;	// validated by the endpoint
+	// Window modes: send ECN-capable packets and take the receiver's CNP as
+	// the ECN echo (RFC 3168: one window reduction per window of data, no
+	// retransmission).  The rate modes are always ECN-capable.
+	bool ecn = false;
 	CcConfig()
 	{
 		mltcp_params_default(&mltcp);
@@ -86,7 +90,7 @@ class CongestionControl {
 	virtual void RestartAfterIdle(uint32_t rtos) { (void)rtos; }
 	virtual uint32_t cwnd() const = 0;	// packets allowed in flight
 	virtual uint64_t rate_bps() const { return 0; }	// 0: not paced
-	bool ecn_capable() const { return CcIsRateBased(kind_); }
+	bool ecn_capable() const { return CcIsRateBased(kind_) || cfg_.ecn; }
 	CcKind kind() const { return kind_; }
 
 	// Sending resumes with nothing in flight (CA_EVENT_TX_START).

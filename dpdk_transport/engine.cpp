@@ -68,6 +68,8 @@ std::string ValidateEngineConfig(const EngineConfig &c)
 	if (c.min_rto_ns < 10 * kNsPerUs || c.min_rto_ns > c.max_rto_ns ||
 	    c.initial_rto_ns < c.min_rto_ns || c.initial_rto_ns > c.max_rto_ns)
 		return "RTOs must satisfy 10 us <= min <= initial <= max";
+	if (c.idle_restart_min_ns > 60 * kNsPerSec)
+		return "idle restart threshold must be at most 60 s";
 	if (c.connect_timeout_ns < c.initial_rto_ns || c.peer_timeout_ns < c.max_rto_ns)
 		return "connect/peer timeouts must exceed the initial/max RTO";
 	if (c.cc.initial_cwnd < 1 || c.cc.max_cwnd < c.cc.initial_cwnd)
@@ -281,6 +283,19 @@ void Connection::MarkLost(uint32_t idx, uint64_t now_ns)
 		in_recovery_ = true;
 		recovery_point_ = snd_nxt_;
 	}
+}
+
+// A window mode's ECN echo: reduce as for a loss, once per window (the
+// reduction ends with the recovery point, as TCP_CA_CWR does), nothing to
+// retransmit.
+void Connection::OnEcnEcho(uint64_t now_ns)
+{
+	if (in_recovery_ || SeqLt(snd_una_, recovery_point_))
+		return;
+	st_.ecn_reductions++;
+	cc_->OnLoss(now_ns);
+	in_recovery_ = true;
+	recovery_point_ = snd_nxt_;
 }
 
 void Connection::DetectLosses(uint64_t now_ns)
@@ -554,7 +569,10 @@ void Connection::OnPacket(const WireHeader &h, const uint8_t *payload, bool ce, 
 		break;
 	case PacketType::kCnp:
 		st_.cnp_rx++;
-		cc_->OnCnp(now_ns);
+		if (CcIsRateBased(cc_->kind()))
+			cc_->OnCnp(now_ns);
+		else if (cc_->ecn_capable())
+			OnEcnEcho(now_ns);
 		break;
 	}
 }
@@ -728,8 +746,9 @@ void Connection::Output(uint64_t now_ns, PacketSink *sink)
 		if (inflight_.empty()) {
 			cc_->OnTxStart(bytes_acked_total_, now_ns, (uint32_t)(srtt_ns_ / kNsPerUs));
 			uint64_t idle = now_ns - last_send_ns_;
-			if (last_send_ns_ && idle > rto_ns_)
-				cc_->RestartAfterIdle((uint32_t)std::min<uint64_t>(idle / rto_ns_, 32));
+			uint64_t restart_ns = std::max(rto_ns_, cfg_.idle_restart_min_ns);
+			if (last_send_ns_ && idle > restart_ns)
+				cc_->RestartAfterIdle((uint32_t)std::min<uint64_t>(idle / restart_ns, 32));
 		}
 		SendMsg &m = send_q_[seg_msg_];
 		uint32_t size = (uint32_t)m.data.size();

@@ -48,6 +48,12 @@ struct EngineConfig {
 	uint64_t initial_rto_ns = 20 * kNsPerMs;
 	uint64_t min_rto_ns = 10 * kNsPerMs;
 	uint64_t max_rto_ns = 200 * kNsPerMs;
+	// The window restarts after an idle period longer than the RTO and
+	// this (tcp_slow_start_after_idle_check(): Linux's RTO is at least
+	// TCP_RTO_MIN, 200 ms).  Without it our 10 ms floor would restart
+	// every iteration after a compute phase that Linux keeps its window
+	// across, and each phase would begin with a slow-start overshoot.
+	uint64_t idle_restart_min_ns = 200 * kNsPerMs;
 	uint64_t connect_timeout_ns = 3 * kNsPerSec;
 	// Nothing heard from the peer for this long while we wait for it
 	// (data, SYN or FIN outstanding): the connection fails with kTimeout.
@@ -103,6 +109,7 @@ struct ConnStats {
 	uint64_t pkts_sent = 0, pkts_retx = 0, fast_retx = 0, rtos = 0, tlps = 0;
 	uint64_t pkts_rx = 0, dup_rx = 0, ooo_rx = 0, beyond_wnd_rx = 0;
 	uint64_t ce_rx = 0, cnp_tx = 0, cnp_rx = 0, probes = 0;
+	uint64_t ecn_reductions = 0;	// window modes with CcConfig::ecn
 	uint32_t srtt_us = 0, rto_us = 0;
 	uint32_t peer_wnd = 0;
 };
@@ -180,6 +187,7 @@ class Connection {
 	void ProcessAck(const WireHeader &h, uint64_t now_ns);
 	void DetectLosses(uint64_t now_ns);
 	void MarkLost(uint32_t idx, uint64_t now_ns);
+	void OnEcnEcho(uint64_t now_ns);
 	void OnData(const WireHeader &h, const uint8_t *payload, bool ce, uint64_t now_ns);
 	bool Consume(uint32_t msg_id, uint32_t msg_len, uint32_t off, const uint8_t *data,
 		     uint32_t len);

@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <openssl/evp.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,7 +71,9 @@ struct Options {
 	bool yield = true;
 	uint32_t idle_us = 0;
 	uint64_t min_rto_us = 10000;
+	uint64_t idle_restart_ms = 200;
 	bool scale_decrease = true;
+	bool ecn = false;
 	std::vector<std::string> eal;
 };
 
@@ -120,6 +123,8 @@ void Usage(FILE *f)
 		"  --seed N             fault-injection / stream seed (1)\n"
 		"  --verbose            send: print connection statistics every 100 ms;\n"
 		"                       emu: one line per iteration (losses, cwnd, F, rate, CNPs)\n"
+		"  --ecn                window modes: send ECN-capable packets and reduce the window\n"
+		"                       once per window when a CNP echoes a CE mark (RFC 3168)\n"
 		"  --no-scale-decrease  mltcp modes: a loss keeps beta of the window, not beta * F\n"
 		"                       (core scale_decrease = 0, for comparisons)\n"
 		"  --hold               after the results, stay attached to the port (without\n"
@@ -127,8 +132,11 @@ void Usage(FILE *f)
 		"  --no-yield           never sched_yield(); by default a poll that finds nothing\n"
 		"                       yields the CPU (this 2-core host runs more pollers than cores)\n"
 		"  --min-rto-us N       retransmission timeout floor (default 10000; see docs/dpdk.md)\n"
+		"  --idle-restart-ms N  restart the window after sending paused longer than N ms and\n"
+		"                       the RTO (default 200, Linux's minimum RTO; 0: after an RTO)\n"
 		"  --conns N            recv: serve N connections (SHA over all, in arrival order)\n"
-		"  --idle-us N          recv, emu: sleep N us when a poll finds nothing (shares the CPU)\n"
+		"  --idle-us N          recv, emu: sleep N us (1 us timer slack) when a poll finds\n"
+		"                       nothing or the send queue is full (shares the CPU)\n"
 		"emu options:\n"
 		"  --profile-file F --profile NAME   job profile (profiles/README.md)\n"
 		"  --job NAME --iterations N --csv FILE\n"
@@ -204,10 +212,10 @@ Options ParseArgs(int argc, char **argv)
 		{"timeout", 1, 0, 't'},	    {"seed", 1, 0, 'S'},       {"profile-file", 1, 0, 'F'},
 		{"profile", 1, 0, 'j'},	    {"job", 1, 0, 'J'},        {"iterations", 1, 0, 'i'},
 		{"csv", 1, 0, 'C'},	    {"start-at-us", 1, 0, 'A'}, {"t0-us", 1, 0, 'T'},
-		{"min-rto-us", 1, 0, 'X'},   {"no-yield", 0, 0, 'Y'},
+		{"min-rto-us", 1, 0, 'X'},   {"idle-restart-ms", 1, 0, 'E'},   {"no-yield", 0, 0, 'Y'},
 		{"conns", 1, 0, 'k'},	    {"hold", 0, 0, 'O'},	    {"idle-us", 1, 0, 'I'},
 		{"hints", 0, 0, 'H'},	    {"verbose", 0, 0, 'v'},	    {"help", 0, 0, 'h'},
-		{"no-scale-decrease", 0, 0, 'D'}, {"dcqcn-timer-us", 1, 0, 'G'},
+		{"no-scale-decrease", 0, 0, 'D'}, {"ecn", 0, 0, 'e'}, {"dcqcn-timer-us", 1, 0, 'G'},
 		{"cnp-interval-us", 1, 0, 'Q'}, {"dcqcn-byte-counter", 1, 0, 'B'},
 		{"dcqcn-g-inv", 1, 0, 'g'},   {0, 0, 0, 0}};
 	optind = 2;
@@ -253,9 +261,11 @@ Options ParseArgs(int argc, char **argv)
 		case 'H': o.hints = true; break;
 		case 'v': o.verbose = true; break;
 		case 'D': o.scale_decrease = false; break;
+		case 'e': o.ecn = true; break;
 		case 'O': o.hold = true; break;
 		case 'Y': o.yield = false; break;
 		case 'X': o.min_rto_us = ParseU64(name, optarg); break;
+		case 'E': o.idle_restart_ms = ParseRange(name, optarg, 0, 60000, " ms"); break;
 		case 'k': o.conns = std::max<uint64_t>(1, ParseU64(name, optarg)); break;
 		case 'I': o.idle_us = (uint32_t)ParseU64(name, optarg); break;
 		case 'h': Usage(stdout); exit(0);
@@ -284,6 +294,7 @@ CcConfig MakeCc(const Options &o)
 	cc.dcqcn.g_inv = o.dcqcn_g_inv;
 	cc.max_cwnd = o.rcv_wnd;
 	cc.mltcp.scale_decrease = o.scale_decrease ? 1 : 0;
+	cc.ecn = o.ecn;
 	return cc;
 }
 
@@ -295,6 +306,8 @@ std::unique_ptr<Endpoint> OpenEndpoint(const Options &o)
 	if (o.local_ip.empty() || !ParseIpv4(o.local_ip, &eo.port.local_ip))
 		Die(kExitUsage, "--local-ip: give this endpoint's IPv4 address, e.g. 10.0.0.1");
 	eo.yield_when_idle = o.yield;
+	if (o.idle_us)	// the default 50 us slack makes usleep(20) last ~100 us
+		prctl(PR_SET_TIMERSLACK, 1000UL);
 	eo.port.inject_loss = o.loss;
 	eo.port.inject_reorder = o.reorder;
 	eo.port.seed = o.seed;
@@ -308,6 +321,7 @@ std::unique_ptr<Endpoint> OpenEndpoint(const Options &o)
 	eo.engine.mss = (uint16_t)o.mss;
 	eo.engine.rcv_wnd_pkts = o.rcv_wnd;
 	eo.engine.min_rto_ns = o.min_rto_us * kNsPerUs;
+	eo.engine.idle_restart_min_ns = o.idle_restart_ms * kNsPerMs;
 	eo.engine.initial_rto_ns = std::max(eo.engine.min_rto_ns, eo.engine.initial_rto_ns);
 	eo.engine.max_message_bytes = std::max<uint64_t>(o.msg_size, 64ULL << 20);
 	eo.engine.max_send_queue_bytes = std::max<uint64_t>(4 * o.msg_size, 64ULL << 20);
@@ -389,11 +403,11 @@ void PrintConnStats(const char *who, const Connection &c, const Endpoint &ep)
 	printf("%s-stats acked=%" PRIu64 " pkts_sent=%" PRIu64 " retx=%" PRIu64 " lost_detected=%" PRIu64
 	       " rtos=%" PRIu64 " tlps=%" PRIu64 " dup_rx=%" PRIu64 " ooo_rx=%" PRIu64 " bad_checksum=%" PRIu64
 	       " injected_drops=%" PRIu64 " injected_reorders=%" PRIu64 " srtt_us=%u rto_us=%u cwnd=%u"
-	       " rate_bps=%" PRIu64 " cnp_rx=%" PRIu64 " cnp_tx=%" PRIu64 " iterations=%u hinted=%u"
-	       " bytes_per_iter=%" PRIu64 " gain=%.3f\n",
+	       " rate_bps=%" PRIu64 " cnp_rx=%" PRIu64 " cnp_tx=%" PRIu64 " ecn_reductions=%" PRIu64
+	       " iterations=%u hinted=%u bytes_per_iter=%" PRIu64 " gain=%.3f\n",
 	       who, s.bytes_acked, s.pkts_sent, s.pkts_retx, s.fast_retx, s.rtos, s.tlps, s.dup_rx, s.ooo_rx,
 	       ep.stack().stats().rx_bad_checksum, ps.injected_drops, ps.injected_reorders,
-	       s.srtt_us, s.rto_us, s.cc.cwnd, s.cc.rate_bps, s.cnp_rx, s.cnp_tx, s.cc.iterations,
+	       s.srtt_us, s.rto_us, s.cc.cwnd, s.cc.rate_bps, s.cnp_rx, s.cnp_tx, s.ecn_reductions, s.cc.iterations,
 	       s.cc.hinted, s.cc.bytes_per_iter, s.cc.gain / 1024.0);
 }
 
@@ -651,8 +665,9 @@ int CmdEmu(const Options &o)
 				if (n >= 8)	// the receiver checks message order
 					memcpy(m.data(), &msg_idx, 8);
 				Status st = c->Send(std::move(m), Endpoint::now_ns());
-				if (st.code == Errc::kWouldBlock) {
-					ep->Poll();
+				if (st.code == Errc::kWouldBlock) {	// queue full: wait for acks
+					if (!ep->Poll() && o.idle_us)
+						usleep(o.idle_us);
 					continue;
 				}
 				if (!st.ok())

@@ -7,12 +7,15 @@
 // the bottleneck: its egress is served at --rate bits/s from a --buffer
 // byte FIFO with tail drop, and ECN-capable packets are CE-marked RED-style
 // on the instantaneous queue (probability 0 below K_min, rising linearly to
-// P_max at K_max, 1 above), as DCQCN's switches do.  Like DPDK's l2fwd, one
-// run-to-completion loop; differs from a hardware RED: no averaging of the
-// queue length (DCQCN uses the instantaneous queue, and so do we).
+// P_max at K_max, 1 above), as DCQCN's switches do, decided as a packet
+// arrives or, with --mark-on-dequeue, as it leaves.  Like DPDK's l2fwd, one
+// run-to-completion loop, which may sleep until the next departure
+// (--idle-us); differs from a hardware RED: no averaging of the queue
+// length (DCQCN uses the instantaneous queue, and so do we).
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +44,10 @@ namespace {
 constexpr uint16_t kRing = 1024;
 constexpr uint32_t kPoolMbufs = 16383;
 constexpr uint8_t kEcnMask = 0x03, kEcnCe = 0x03;
+// A departure served late (the loop slept or was descheduled) may be made
+// up for by this much, so that a sleeping switch still serves its rate
+// (a sleep lasts ~40 us longer than asked here, even with 1 us timer slack).
+constexpr uint64_t kLateDepartureNs = 100 * 1000;
 volatile sig_atomic_t g_stop = 0;
 
 struct Options {
@@ -49,6 +56,7 @@ struct Options {
 	uint64_t kmin = 20 * 1024, kmax = 200 * 1024;
 	double pmax = 0.1;
 	bool ecn = true;
+	bool mark_on_dequeue = false;
 	std::string bottleneck;	// port name
 	uint16_t frame_room = 2048;
 	uint32_t idle_us = 0;
@@ -76,8 +84,11 @@ void Usage()
 	       "  --buffer BYTES    bottleneck queue, tail drop above (default 262144)\n"
 	       "  --kmin B --kmax B --pmax P   RED-style ECN marking (20 KiB, 200 KiB, 0.1)\n"
 	       "  --no-ecn          never mark (tail drop only)\n"
+	       "  --mark-on-dequeue decide the mark as a packet leaves, on the queue it leaves\n"
+	       "                    (default: on arrival); the mark then does not wait out the queue\n"
 	       "  --frame-room N    mbuf data room (default 2048)\n"
-	       "  --idle-us N       sleep N us when idle (default 0: busy poll)\n"
+	       "  --idle-us N       sleep when idle, N us at most or until the next departure\n"
+	       "                    (timer slack 1 us; default 0: busy poll)\n"
 	       "Runs until SIGINT/SIGTERM, then prints counters.\n"
 	       "example: mltcp-dpdk-switch --bottleneck net_memif2 --rate 300e6 -- --no-huge --no-pci \\\n"
 	       "  -m 256 --file-prefix=sw --vdev=net_memif0,role=server,socket=/run/a.sock \\\n"
@@ -107,6 +118,7 @@ Options Parse(int argc, char **argv)
 	static const option lo[] = {{"rate", 1, 0, 'r'},   {"buffer", 1, 0, 'b'},
 				    {"kmin", 1, 0, 'k'},   {"kmax", 1, 0, 'K'},
 				    {"pmax", 1, 0, 'p'},   {"no-ecn", 0, 0, 'n'},
+				    {"mark-on-dequeue", 0, 0, 'd'},
 				    {"bottleneck", 1, 0, 'B'}, {"frame-room", 1, 0, 'f'},
 				    {"idle-us", 1, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
@@ -118,6 +130,7 @@ Options Parse(int argc, char **argv)
 		case 'K': o.kmax = (uint64_t)Num("kmax", optarg); break;
 		case 'p': o.pmax = Num("pmax", optarg); break;
 		case 'n': o.ecn = false; break;
+		case 'd': o.mark_on_dequeue = true; break;
 		case 'B': o.bottleneck = optarg; break;
 		case 'f': o.frame_room = (uint16_t)Num("frame-room", optarg); break;
 		case 'i': o.idle_us = (uint32_t)Num("idle-us", optarg); break;
@@ -146,6 +159,7 @@ struct Bottleneck {
 	std::deque<rte_mbuf *> q;
 	uint64_t bytes = 0, next_departure_ns = 0;
 	uint64_t enq = 0, drops = 0, marks = 0, max_bytes = 0;
+	bool head_judged = false;	// --mark-on-dequeue: the head's mark is decided
 };
 
 void StartPort(uint16_t pid, rte_mempool *pool)
@@ -161,6 +175,29 @@ void StartPort(uint16_t pid, rte_mempool *pool)
 
 void OnSignal(int) { g_stop = 1; }
 
+// Nothing arrived and nothing left: without --idle-us, yield when the queue
+// is empty and spin for the next departure otherwise (exact departures,
+// one core); with it, sleep until the next departure or for idle_us,
+// whichever is sooner (departures up to a few us late, the CPU left to the
+// endpoints).
+void Idle(const Options &o, const Bottleneck &b)
+{
+	if (!o.idle_us) {
+		if (b.q.empty())
+			sched_yield();	// let the endpoints run on a crowded host
+		return;
+	}
+	uint64_t sleep_ns = (uint64_t)o.idle_us * 1000;
+	if (!b.q.empty()) {
+		uint64_t now = NowNs();
+		if (b.next_departure_ns <= now)
+			return;
+		sleep_ns = std::min(sleep_ns, b.next_departure_ns - now);
+	}
+	timespec ts{(time_t)(sleep_ns / 1000000000ULL), (long)(sleep_ns % 1000000000ULL)};
+	nanosleep(&ts, nullptr);
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -173,6 +210,8 @@ int main(int argc, char **argv)
 	std::string err = EalInit(o.eal);
 	if (!err.empty())
 		Die(err);
+	if (o.idle_us)	// the default 50 us slack would delay departures
+		prctl(PR_SET_TIMERSLACK, 1000UL);
 	signal(SIGINT, OnSignal);
 	signal(SIGTERM, OnSignal);
 	rte_mempool *pool = rte_pktmbuf_pool_create("mltcp_switch", kPoolMbufs, 256, 0,
@@ -214,6 +253,23 @@ int main(int argc, char **argv)
 			rte_pktmbuf_free(m);
 		}
 	};
+	// RED-style CE mark of an ECN-capable packet on the queue it sees.
+	auto maybe_mark = [&](rte_mbuf *m) {
+		auto *eth = rte_pktmbuf_mtod(m, rte_ether_hdr *);
+		auto *ip = (rte_ipv4_hdr *)(eth + 1);
+		uint8_t ecn = ip->type_of_service & kEcnMask;
+		if (!o.ecn || ecn == 0 || ecn == kEcnCe || b.bytes <= o.kmin)
+			return;
+		double p = b.bytes >= o.kmax ? 1.0
+					     : o.pmax * (double)(b.bytes - o.kmin) /
+						       (double)(o.kmax - o.kmin + 1);
+		if (u(rng) < p) {
+			ip->type_of_service |= kEcnCe;
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+			b.marks++;
+		}
+	};
 	auto enqueue_bottleneck = [&](rte_mbuf *m) {
 		uint32_t len = rte_pktmbuf_pkt_len(m);
 		if (b.bytes + len > o.buffer_bytes) {
@@ -221,20 +277,8 @@ int main(int argc, char **argv)
 			rte_pktmbuf_free(m);
 			return;
 		}
-		auto *eth = rte_pktmbuf_mtod(m, rte_ether_hdr *);
-		auto *ip = (rte_ipv4_hdr *)(eth + 1);
-		uint8_t ecn = ip->type_of_service & kEcnMask;
-		if (o.ecn && ecn != 0 && ecn != kEcnCe && b.bytes > o.kmin) {
-			double p = b.bytes >= o.kmax ? 1.0
-						     : o.pmax * (double)(b.bytes - o.kmin) /
-							       (double)(o.kmax - o.kmin + 1);
-			if (u(rng) < p) {
-				ip->type_of_service |= kEcnCe;
-				ip->hdr_checksum = 0;
-				ip->hdr_checksum = rte_ipv4_cksum(ip);
-				b.marks++;
-			}
-		}
+		if (!o.mark_on_dequeue)
+			maybe_mark(m);
 		b.q.push_back(m);
 		b.bytes += len;
 		b.enq++;
@@ -281,23 +325,24 @@ int main(int argc, char **argv)
 		uint64_t now = NowNs();
 		while (!b.q.empty() && now >= b.next_departure_ns) {
 			rte_mbuf *m = b.q.front();
+			if (o.mark_on_dequeue && !b.head_judged)
+				maybe_mark(m);	// once, not again when the tx is retried
+			b.head_judged = true;
 			uint32_t len = rte_pktmbuf_pkt_len(m);
 			uint64_t wire = (uint64_t)(len + 24) * 8;	// + preamble, IFG, FCS
 			if (rte_eth_tx_burst(ports[bott].id, 0, &m, 1) != 1)
 				break;	// receiver ring full: retry
 			b.q.pop_front();
+			b.head_judged = false;
 			b.bytes -= len;
 			ports[bott].tx++;
-			b.next_departure_ns = std::max(b.next_departure_ns, now) +
+			uint64_t floor = now > kLateDepartureNs ? now - kLateDepartureNs : 0;
+			b.next_departure_ns = std::max(b.next_departure_ns, floor) +
 					      wire * 1000000000ULL / o.rate_bps;
 			busy = true;
 		}
-		if (!busy && b.q.empty()) {
-			if (o.idle_us)
-				usleep(o.idle_us);
-			else
-				sched_yield();	// let the endpoints run on a crowded host
-		}
+		if (!busy)
+			Idle(o, b);
 	}
 	printf("mltcp-dpdk-switch: bottleneck enqueued=%" PRIu64 " dropped=%" PRIu64 " marked=%" PRIu64
 	       " max_queue_bytes=%" PRIu64 "\n",

@@ -439,6 +439,79 @@ TEST(Engine, DcqcnCutsRateOnCnps)
 	EXPECT_EQ(p.server->Stats().ce_rx, 0u);
 }
 
+// Reno with ECN (CcConfig::ecn): its packets are ECN-capable, the receiver
+// answers CE marks with CNPs, and the sender cuts its window as for a loss,
+// retransmitting nothing.  Once the window has grown, the network marks
+// every packet for one RTT (400 us): the window is cut once (twice if the
+// marks reach into the next window), not collapsed.  (Here the acks clock
+// out each window as one burst, which earns one CNP, so the once-per-window
+// rule, shared with loss recovery, is not what limits the cuts.)
+TEST(Engine, EcnEchoCutsTheWindowWithoutRetransmitting)
+{
+	for (CcKind kind : {CcKind::kReno, CcKind::kMltcp}) {
+		FakeNet net(SmallConfig(), 33, 200 * kNsPerUs);
+		CcConfig cc;
+		cc.kind = kind;
+		cc.ecn = true;
+		Pair p = Open(net, cc);
+		uint32_t sent = 0, got = 0;
+		std::vector<uint8_t> m;
+		auto pump = [&] {
+			while (sent < 2000 && p.client->Send(MakeMsg(9, sent, 8000), net.now).ok())
+				sent++;
+			while (p.server->Recv(&m))
+				got++;
+		};
+		ASSERT_TRUE(net.RunUntil([&] { pump(); return p.client->Stats().cc.cwnd >= 40; }, kNsPerSec));
+		// Marks for one RTT, then none; the window just before the echo
+		// returns is the peak (slow start may still double it meanwhile).
+		uint32_t peak = 0;
+		for (uint64_t t = 0; t < 1600; t += 50) {
+			net.imp.ce_mark = t < 400 ? 1.0 : 0;
+			net.RunUntil([&] { pump(); return false; }, 50 * kNsPerUs);
+			ConnStats x = p.client->Stats();
+			if (!x.ecn_reductions)
+				peak = std::max(peak, x.cc.cwnd);
+		}
+		const uint32_t cut = p.client->Stats().cc.cwnd;
+		EXPECT_LT(cut, peak) << CcName(kind);
+		EXPECT_GE(cut, peak / 5) << CcName(kind);
+		ASSERT_TRUE(net.RunUntil([&] { pump(); return got == sent && sent == 2000; }, 10 * kNsPerSec));
+		ConnStats cs = p.client->Stats(), ss = p.server->Stats();
+		EXPECT_GE(ss.ce_rx, 20u) << CcName(kind);
+		EXPECT_EQ(cs.cnp_rx, ss.cnp_tx) << CcName(kind);
+		EXPECT_GE(cs.ecn_reductions, 1u) << CcName(kind);
+		EXPECT_LE(cs.ecn_reductions, 2u) << CcName(kind);
+		EXPECT_EQ(cs.pkts_retx, 0u) << CcName(kind);
+	}
+}
+
+// The window restarts only after an idle period longer than the RTO and
+// EngineConfig::idle_restart_min_ns (Linux: RTO >= 200 ms), so an iteration
+// after a 100 ms compute phase keeps its window; with the threshold at 0
+// the 10 ms RTO floor decides, and it restarts.
+TEST(Engine, WindowRestartsOnlyAfterALongIdlePeriod)
+{
+	for (uint64_t restart_ms : {200, 0}) {
+		EngineConfig cfg = SmallConfig();
+		cfg.idle_restart_min_ns = restart_ms * kNsPerMs;
+		FakeNet net(cfg, 34);
+		Pair p = Open(net, CcConfig());
+		ASSERT_EQ(Transfer(net, p, 200, 8000, 10 * kNsPerSec), 200u);
+		const uint32_t grown = p.client->Stats().cc.cwnd;
+		ASSERT_GE(grown, 40u);
+		net.RunUntil([] { return false; }, 100 * kNsPerMs);	// compute
+		ASSERT_EQ(Transfer(net, p, 1, 1000, kNsPerSec, 5), 1u);
+		if (restart_ms)
+			EXPECT_GE(p.client->Stats().cc.cwnd, grown);
+		else
+			EXPECT_LE(p.client->Stats().cc.cwnd, grown / 4);
+		net.RunUntil([] { return false; }, 450 * kNsPerMs);	// longer
+		ASSERT_EQ(Transfer(net, p, 1, 1000, kNsPerSec, 6), 1u);
+		EXPECT_LE(p.client->Stats().cc.cwnd, std::max(grown / 4, 11u)) << restart_ms;
+	}
+}
+
 // A paced sender whose poll loop runs only every 200 us (usleep() granularity
 // on a shared host) still sends at its rate: the pacer lets it catch up on
 // the time it slept.  With a catch-up of 4 packets only, 1000-byte packets
