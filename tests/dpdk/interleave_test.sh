@@ -228,13 +228,13 @@ done
 # and the base control's above it.  Interleaved jobs iterate as if alone
 # (1.0), fully overlapped ones at 1 + comm/iteration (~1.37 on both
 # testbeds).  Measured here (docs/dpdk.md), single runs:
-#   window testbed, iterations 5-14: reno 1.071-1.210 (median 1.109, 33
-#     runs), mltcp 0.989-1.056 (median 1.004, 28 runs): bound 1.06.
+#   window testbed, iterations 5-14: reno 1.071-1.210 (median 1.115, 38
+#     runs), mltcp 0.989-1.056 (median 1.006, 33 runs): bound 1.06.
 #     MLTCP separates the jobs within 4-5 iterations; reno drifts apart
 #     too, by 2-6 ms per iteration, and separates after 15-20, so the
 #     window judges how fast the jobs separate.
-#   rate testbed, iterations 8-23: dcqcn 1.204-1.323 (median 1.281),
-#     mltcp_dcqcn 0.988-1.053 (median 1.017), 15 runs each: bound 1.10.
+#   rate testbed, iterations 8-23: dcqcn 1.204-1.323 (median 1.270),
+#     mltcp_dcqcn 0.988-1.053 (median 1.017), 18 runs each: bound 1.10.
 # The median of 5 (3) runs keeps one noisy run (a host hiccup stretched
 # both jobs' phases in one mltcp run: 1.056) from deciding.
 # Precondition: the transport must reach the bottleneck's rate, i.e. a job
