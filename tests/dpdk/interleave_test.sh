@@ -13,21 +13,21 @@
 #
 # Two testbeds (docs/dpdk.md, "Interleaving through the switch", says why
 # each value):
-#   window modes (reno, mltcp, cubic, mltcp_cubic): 300 Mbit/s, 128 KiB
-#     buffer, RED-style ECN marking on arrival (K_min 16 KiB, K_max 64 KiB,
-#     P_max 0.2), senders with --ecn; profile dpdk_pair (1.0 MB, 100 ms of
-#     compute), both jobs start together; 25 iterations, window 5-24,
+#   window modes (reno, mltcp, cubic, mltcp_cubic): 300 Mbit/s, 64 KiB
+#     buffer, RED-style ECN marking on arrival (K_min 8 KiB, K_max 32 KiB,
+#     P_max 0.2), senders with --ecn; profile dpdk_pair (2.0 MB, 100 ms of
+#     compute), both jobs start together; 15 iterations, window 5-14,
 #     5 runs.
 #   rate modes (dcqcn, mltcp_dcqcn), the soft-RoCE test's setting scaled
-#     to 100 Mbit/s: senders' line rate 200 Mbit/s, 2 MB buffer, marking on
-#     departure (K_min 75 kB, K_max 375 kB, P_max 0.2); DCQCN timers and
-#     CNP interval 1 ms, byte counter 25 kB (line rate x timer), g = 1/16;
+#     to 100 Mbit/s: senders' line rate 200 Mbit/s, 1 MB buffer, marking on
+#     departure (K_min 25 kB, K_max 125 kB, P_max 0.2); DCQCN timers and
+#     CNP interval 1 ms, byte counter 25 kB (line rate x timer), g = 1/4;
 #     profile dpdk_pair_dcqcn (1.5 MB, 250 ms), job 2 starts 40 ms after
-#     job 1, --hints; 24 iterations, window 6-23, 3 runs.
+#     job 1, --hints; 24 iterations, window 8-23, 3 runs.
 #
 # usage: interleave_test.sh CMAKE_BUILD_DIR [cc ...]      (as root)
 # env:   MLTCP_DPDK_CHECK=1: judge (below) and require that the switch
-#        CE-marked packets and the senders reacted to CNPs;
+#        CE-marked packets and the senders reacted to the CNPs;
 #        MLTCP_DPDK_RUNS pair runs per control; MLTCP_DPDK_OUT=DIR keeps
 #        the CSVs and logs there (emu --verbose: one line per iteration
 #        with its losses, cwnd, F, rate and CNPs).  For studies, each
