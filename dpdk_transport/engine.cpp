@@ -278,24 +278,27 @@ void Connection::MarkLost(uint32_t idx, uint64_t now_ns)
 	lost_cnt_++;
 	retx_q_.push_back(seq);
 	st_.fast_retx++;
-	if (!in_recovery_ && !SeqLt(seq, recovery_point_)) {
-		cc_->OnLoss(now_ns);
-		in_recovery_ = true;
-		recovery_point_ = snd_nxt_;
-	}
+	CongestionEvent(seq, now_ns);
 }
 
-// A window mode's ECN echo: reduce as for a loss, once per window (the
-// reduction ends with the recovery point, as TCP_CA_CWR does), nothing to
-// retransmit.
-void Connection::OnEcnEcho(uint64_t now_ns)
+// One window reduction per window: a signal about packet `seq`, sent before
+// the recovery point of the last reduction, belongs to the same episode.
+bool Connection::CongestionEvent(uint32_t seq, uint64_t now_ns)
 {
-	if (in_recovery_ || SeqLt(snd_una_, recovery_point_))
-		return;
-	st_.ecn_reductions++;
+	if (in_recovery_ || SeqLt(seq, recovery_point_))
+		return false;
 	cc_->OnLoss(now_ns);
 	in_recovery_ = true;
 	recovery_point_ = snd_nxt_;
+	return true;
+}
+
+// A window mode's ECN echo: reduce as for a loss (the reduction ends with
+// the recovery point, as TCP_CA_CWR does), nothing to retransmit.
+void Connection::OnEcnEcho(uint64_t now_ns)
+{
+	if (CongestionEvent(snd_una_, now_ns))
+		st_.ecn_reductions++;
 }
 
 void Connection::DetectLosses(uint64_t now_ns)

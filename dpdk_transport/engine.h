@@ -187,6 +187,7 @@ class Connection {
 	void ProcessAck(const WireHeader &h, uint64_t now_ns);
 	void DetectLosses(uint64_t now_ns);
 	void MarkLost(uint32_t idx, uint64_t now_ns);
+	bool CongestionEvent(uint32_t seq, uint64_t now_ns);
 	void OnEcnEcho(uint64_t now_ns);
 	void OnData(const WireHeader &h, const uint8_t *payload, bool ce, uint64_t now_ns);
 	bool Consume(uint32_t msg_id, uint32_t msg_len, uint32_t off, const uint8_t *data,
