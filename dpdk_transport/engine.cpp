@@ -139,6 +139,10 @@ bool Connection::Recv(std::vector<uint8_t> *out)
 {
 	if (delivered_.empty())
 		return false;
+	// Keep the larger of the caller's old storage and our spare: a fresh
+	// buffer per message costs page faults and kernel zeroing (brk).
+	if (out->capacity() > rx_spare_.capacity())
+		rx_spare_.swap(*out);
 	*out = std::move(delivered_.front());
 	delivered_.pop_front();
 	unread_bytes_ -= out->size();
@@ -415,6 +419,8 @@ bool Connection::Consume(uint32_t msg_id, uint32_t msg_len, uint32_t off, const 
 			reset_due_ = true;
 			return false;
 		}
+		if (cur_msg_.capacity() < msg_len && rx_spare_.capacity() >= msg_len)
+			cur_msg_.swap(rx_spare_);
 		cur_msg_.clear();
 		cur_msg_.reserve(msg_len);
 		cur_len_ = msg_len;

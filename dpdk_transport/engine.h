@@ -126,7 +126,9 @@ class Connection {
 	// Queues a message (moved, not copied).  Errors: kTooLarge, kNotOpen,
 	// kWouldBlock.
 	Status Send(std::vector<uint8_t> &&msg, uint64_t now_ns);
-	// Pops the next complete message; false if none is ready.
+	// Pops the next complete message into *out; false if none is ready.
+	// The storage *out held before is kept to reassemble a later message
+	// into, so passing the previous message back costs no allocation.
 	bool Recv(std::vector<uint8_t> *out);
 	// The buffer of a fully acknowledged message, for the next Send: its
 	// capacity and size as they were, its contents undefined; an empty
@@ -248,6 +250,7 @@ class Connection {
 	uint32_t ooo_count_ = 0;
 	uint32_t expect_msg_id_ = 1;
 	std::vector<uint8_t> cur_msg_;
+	std::vector<uint8_t> rx_spare_;	// storage handed back through Recv()
 	uint32_t cur_len_ = 0, cur_fill_ = 0;
 	bool cur_active_ = false;
 	std::deque<std::vector<uint8_t>> delivered_;

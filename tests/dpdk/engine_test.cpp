@@ -156,6 +156,25 @@ TEST(Engine, AcknowledgedBuffersAreRecycled)
 	EXPECT_GE(reused, 48u);
 }
 
+// Recv() keeps the storage it is handed and reassembles the next message
+// into it, instead of allocating (and the kernel zeroing) a fresh buffer.
+TEST(Engine, ReceivedMessagesReuseTheStorageHandedBack)
+{
+	FakeNet net(SmallConfig());
+	Pair p = Open(net, CcConfig());
+	std::vector<uint8_t> m, first;
+	m.reserve(1 << 20);
+	const uint8_t *handed_back = m.data();
+	ASSERT_TRUE(p.client->Send(std::vector<uint8_t>(4000, 1), net.now).ok());
+	ASSERT_TRUE(net.RunUntil([&] { return p.server->Recv(&m); }, kNsPerSec));
+	EXPECT_EQ(m, std::vector<uint8_t>(4000, 1));
+	ASSERT_TRUE(p.client->Send(std::vector<uint8_t>(5000, 2), net.now).ok());
+	ASSERT_TRUE(net.RunUntil([&] { return p.server->Recv(&first); }, kNsPerSec));
+	EXPECT_EQ(first, std::vector<uint8_t>(5000, 2));
+	EXPECT_EQ(first.data(), handed_back);	// the 1 MB storage, not a new 5000 B one
+	EXPECT_GE(first.capacity(), 1u << 20);
+}
+
 TEST(Engine, HandshakeTransferAndOrderlyClose)
 {
 	FakeNet net(SmallConfig());
