@@ -74,6 +74,7 @@ class Port : public PacketSink {
 	uint16_t port_id_ = 0;
 	rte_mempool *pool_ = nullptr;
 	bool started_ = false;
+	bool is_memif_ = false;	// stopped on the EAL interrupt thread
 	bool csum_offload_ = false, ipcsum_offload_ = false;
 	rte_mbuf *tx_[kBurst * 2];
 	uint16_t tx_n_ = 0;
