@@ -40,6 +40,9 @@ expect bad-dcqcn-timer 2 "dcqcn-timer-us must be in \[1, 1000000\] us" -- "$BIN"
 expect bad-dcqcn-byte-counter 2 "dcqcn-byte-counter must be in \[1024, " -- "$BIN" emu --dcqcn-byte-counter 100
 expect bad-dcqcn-g 2 "dcqcn-g-inv must be in \[2, 65536\]" -- "$BIN" emu --dcqcn-g-inv 1
 expect bad-idle-restart 2 "idle-restart-ms must be in \[0, 60000\] ms" -- "$BIN" emu --idle-restart-ms 70000
+expect bad-msg-size 2 "msg-size must be in \[1, 2147483648\] bytes" -- "$BIN" send --msg-size 0
+expect small-send-queue 2 "send-queue must be at least the message size (1048576 bytes)" -- \
+	"$BIN" send --local-ip 10.0.0.1 --send-queue 4096
 expect no-such-port 1 "port 'net_memif3' does not exist; DPDK has: net_null0" -- \
 	"$BIN" recv --local-ip 10.0.0.2 --port net_memif3 -- $EAL --file-prefix=$TAG-2 --vdev=net_null0
 expect bad-eal-arg 1 "DPDK EAL initialisation failed" -- \
