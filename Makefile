@@ -37,7 +37,8 @@ deps:
 
 $(BUILD)/cmake/CMakeCache.txt:
 	@mkdir -p $(BUILD)/cmake
-	cmake -S $(ROOT) -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) >/dev/null
+	cmake -S $(ROOT) -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) >/dev/null || \
+	    { rm -f $@; exit 1; }	# a failed configure leaves a cache but no Makefile
 
 cmake-configure: $(BUILD)/cmake/CMakeCache.txt
 
