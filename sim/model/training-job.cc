@@ -72,8 +72,16 @@ CcKind CcBase(CcKind cc) {
 
 Ptr<TcpCongestionOps> MakeCongestionOps(CcKind cc, const mltcp_params& p) {
   switch (cc) {
-    case CcKind::kReno: return CreateObject<TcpLinuxReno>();
-    case CcKind::kCubic: return CreateObject<TcpCubic>();
+    case CcKind::kReno: {
+      auto c = CreateObject<TcpMltcpReno>();  // the core's Reno with F = 1
+      c->SetEnabled(false);
+      return c;
+    }
+    case CcKind::kCubic: {
+      auto c = CreateObject<TcpMltcpCubic>();  // the core's CUBIC with F = 1
+      c->SetEnabled(false);
+      return c;
+    }
     case CcKind::kMltcpReno: {
       auto c = CreateObject<TcpMltcpReno>();
       c->state().SetParams(mltcp::Params(p));
