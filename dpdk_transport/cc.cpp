@@ -107,13 +107,16 @@ void CongestionControl::OnAck(const AckSample &s)
 	if (tracking_)
 		mltcp_iter_on_ack(&iter(), s.acked_bytes_total, now_us);
 	if (base_ == Base::kCubic) {
-		// The smoothed RTT stands in for CUBIC's per-ack RTT sample
-		// (delay_min); in_slow_start = 0 keeps HyStart off.
 		mltcp_cubic_rtt_sample rs{};
-		rs.rtt_us = (int32_t)std::min<uint32_t>(s.srtt_us ? s.srtt_us : 1, INT32_MAX);
+		rs.rtt_us = s.rtt_us;
 		rs.now_us = now_us;
 		rs.cwnd = win_.cwnd;
-		mltcp_bictcp_on_rtt(&cubic_.bic, &rs);
+		rs.snd_una = s.snd_una;
+		rs.snd_nxt = s.snd_nxt;
+		rs.in_slow_start = mltcp_window_in_slow_start(&win_);
+		// No TSO here: no cushion; the sender paces only in the rate modes.
+		if (mltcp_bictcp_on_rtt(&cubic_.bic, &rs))
+			win_.ssthresh = win_.cwnd;	// HyStart found the exit
 	}
 	if (!s.cwnd_limited || s.in_recovery)
 		return;
@@ -139,14 +142,14 @@ void CongestionControl::OnLoss(uint64_t)
 	win_.cwnd_cnt = 0;
 }
 
-void CongestionControl::OnRto(uint64_t now_ns)
+void CongestionControl::OnRto(uint64_t now_ns, uint32_t snd_nxt)
 {
 	if (base_ == Base::kDcqcn)
 		return;
 	OnLoss(now_ns);
 	win_.cwnd = 1;
 	if (base_ == Base::kCubic)
-		mltcp_bictcp_on_rto(&cubic_.bic, Us32(now_ns), 0);
+		mltcp_bictcp_on_rto(&cubic_.bic, Us32(now_ns), snd_nxt);
 }
 
 void CongestionControl::OnCnp(uint64_t now_ns)
@@ -198,12 +201,10 @@ void CongestionControl::OnTxStart(uint64_t acked_total, uint64_t now_ns, uint32_
 
 void CongestionControl::Hint(uint64_t acked_total, uint64_t bytes, uint64_t now_ns)
 {
-	if (!tracking_)
-		return;
-	if (base_ == Base::kDcqcn)
+	if (base_ == Base::kDcqcn)	// plain DCQCN: only time passes
 		mltcp_dcqcn_flow_hint(&dcqcn_, &params_, &cfg_.dcqcn, acked_total, bytes,
 				      now_ns / 1000);
-	else
+	else if (tracking_)
 		mltcp_iter_hint(&iter(), acked_total, bytes, Us32(now_ns));
 }
 
@@ -224,6 +225,7 @@ CcStats CongestionControl::Stats() const
 	s.gain = gain();
 	s.cwnd = cwnd();
 	s.rate_bps = rate_bps();
+	s.rate_target_bps = base_ == Base::kDcqcn ? dcqcn_.rp.rate_target_bps : 0;
 	s.cnps = base_ == Base::kDcqcn ? dcqcn_.rp.cnps : 0;
 	return s;
 }

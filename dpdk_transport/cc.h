@@ -6,9 +6,9 @@
 // and maps the transport's events to the core's calls:
 //
 //   reno, mltcp              mltcp_reno_flow_* on a struct mltcp_window
-//   cubic, mltcp_cubic       mltcp_cubic_flow_* on a struct mltcp_window
-//                            (no HyStart: the transport has no per-packet
-//                            RTT samples; slow start ends at the first loss)
+//   cubic, mltcp_cubic       mltcp_cubic_flow_* on a struct mltcp_window,
+//                            HyStart on the acks' RTT samples (sequence
+//                            numbers count packets here, bytes in TCP)
 //   dcqcn, mltcp_dcqcn       mltcp_dcqcn_flow_* (paced, ECN-capable)
 //
 // A base mode is its MLTCP mode with the gain switched off (params.enabled
@@ -64,6 +64,9 @@ struct AckSample {
 	uint32_t srtt_us;
 	bool cwnd_limited;		// the sender was limited by cwnd lately
 	bool in_recovery;		// no growth while repairing a loss
+	int32_t rtt_us = -1;		// this ack's RTT sample, < 0: none
+	uint32_t snd_una = 0;		// oldest unacknowledged sequence number
+	uint32_t snd_nxt = 0;		// next sequence number to send
 };
 
 // Iteration statistics, the same fields as `mltcpctl stats`.
@@ -76,6 +79,7 @@ struct CcStats {
 	uint32_t gain = MLTCP_GAIN_ONE;		// 1/1024 units
 	uint32_t cwnd = 0;		// packets
 	uint64_t rate_bps = 0;		// rate modes
+	uint64_t rate_target_bps = 0;	// rate modes: R_T
 	uint32_t cnps = 0;
 };
 
@@ -86,7 +90,8 @@ class CongestionControl {
 	void OnAck(const AckSample &s);
 	// A loss detected by SACK/dupthresh, at most once per window.
 	void OnLoss(uint64_t now_ns);
-	void OnRto(uint64_t now_ns);
+	// A retransmission timeout; snd_nxt starts HyStart's next round.
+	void OnRto(uint64_t now_ns, uint32_t snd_nxt);
 	void OnCnp(uint64_t now_ns);
 	void OnSent(uint64_t bytes, uint64_t now_ns);
 	// Time passes (rate timers).

@@ -387,8 +387,11 @@ void Connection::ProcessAck(const WireHeader &h, uint64_t now_ns)
 			latest_delivered_sent_ns_ = std::max(latest_delivered_sent_ns_, p.sent_ns);
 		}
 	}
-	if (newly && h.ts_echo)
+	int32_t rtt_sample_us = -1;
+	if (newly && h.ts_echo) {
+		rtt_sample_us = (int32_t)std::min<uint32_t>(NowUs32(now_ns) - h.ts_echo, INT32_MAX);
 		UpdateRtt(NowUs32(now_ns) - h.ts_echo);
+	}
 	if (advanced) {
 		backoff_ = 0;
 		rto_deadline_ = Outstanding() ? now_ns + rto_ns_ : 0;
@@ -401,7 +404,7 @@ void Connection::ProcessAck(const WireHeader &h, uint64_t now_ns)
 		in_recovery_ = false;
 	if (newly) {
 		AckSample s{now_ns, bytes_acked_total_, newly, (uint32_t)(srtt_ns_ / kNsPerUs),
-			    cwnd_limited_, in_recovery_};
+			    cwnd_limited_, in_recovery_, rtt_sample_us, snd_una_, snd_nxt_};
 		cc_.OnAck(s);
 	}
 }
@@ -623,7 +626,7 @@ void Connection::OnTimer(uint64_t now_ns)
 				retx_q_.push_back(snd_una_ + i);
 			}
 		}
-		cc_.OnRto(now_ns);
+		cc_.OnRto(now_ns, snd_nxt_);
 		in_recovery_ = false;
 		recovery_point_ = snd_nxt_;
 	} else if (fin_sent_ && !fin_acked_) {

@@ -84,6 +84,7 @@ class QpControl {
 	void Tick(uint64_t now_ns);
 
 	uint64_t RateBps() const;
+	uint64_t TargetBps() const { return flow_.rp.rate_target_bps; }
 	uint32_t Gain() const;
 	const QpStats &stats() const { return stats_; }
 	const mltcp_iter &iter() const { return flow_.it; }

@@ -170,6 +170,9 @@ TypeId TcpMltcpReno::GetTypeId() {
 
 TcpMltcpReno::TcpMltcpReno() { mltcp_reno_cache_init(&cache_); }
 
+// The connection is established: the tracker starts here (tcp_init_congestion_control).
+void TcpMltcpReno::Init(Ptr<TcpSocketState> tcb) { state_.Sync(tcb); }
+
 void TcpMltcpReno::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& rtt) {
   state_.OnRtt(rtt);
   state_.Sync(tcb);
@@ -181,9 +184,11 @@ void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
     state_.OnTxStart(tcb);
 }
 
-// tcp_reno_ssthresh() keeping cwnd * F/2 (the core's Reno step).
+// tcp_reno_ssthresh() keeping cwnd * F/2 (the core's Reno step).  A window
+// reduction starts: its ack counter restarts (tcp_init_cwnd_reduction).
 uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   state_.Sync(tcb);
+  cwnd_cnt_ = 0;
   const uint32_t beta =
       mltcp_decrease_beta(MLTCP_RENO_BETA, state_.Gain(), &state_.params().raw());
   return mltcp_ssthresh(tcb->GetCwndInSegments(), beta) * tcb->m_segmentSize;
@@ -218,6 +223,11 @@ TypeId TcpMltcpCubic::GetTypeId() {
 
 TcpMltcpCubic::TcpMltcpCubic() = default;
 
+void TcpMltcpCubic::Init(Ptr<TcpSocketState> tcb) {
+  Start(tcb);
+  state_.Sync(tcb);
+}
+
 // cubictcp_init() on the first hook, when the socket's sequence numbers exist.
 void TcpMltcpCubic::Start(Ptr<const TcpSocketState> tcb) {
   if (bic_started_)
@@ -230,6 +240,7 @@ void TcpMltcpCubic::Start(Ptr<const TcpSocketState> tcb) {
 uint32_t TcpMltcpCubic::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   Start(tcb);
   state_.Sync(tcb);
+  cwnd_cnt_ = 0;  // a window reduction starts (tcp_init_cwnd_reduction)
   return mltcp_bictcp_ssthresh(&bic_, tcb->GetCwndInSegments(), state_.Gain(),
                                &state_.params().raw()) *
          tcb->m_segmentSize;

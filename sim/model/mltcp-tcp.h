@@ -72,6 +72,7 @@ class TcpMltcpReno : public TcpCongestionOps {
   TcpMltcpReno(const TcpMltcpReno& other) = default;
 
   std::string GetName() const override { return "TcpMltcpReno"; }
+  void Init(Ptr<TcpSocketState> tcb) override;
   uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
   void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
   void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
@@ -107,6 +108,7 @@ class TcpMltcpCubic : public TcpCongestionOps {
   TcpMltcpCubic(const TcpMltcpCubic& other) = default;
 
   std::string GetName() const override { return "TcpMltcpCubic"; }
+  void Init(Ptr<TcpSocketState> tcb) override;
   uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
   void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
   void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;

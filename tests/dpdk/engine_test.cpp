@@ -571,7 +571,7 @@ TEST(Cc, RenoAndCubicReactToLoss)
 		cc.OnLoss(now);
 		EXPECT_LT(cc.cwnd(), before) << CcName(kind);
 		EXPECT_GE(cc.cwnd(), before / 2) << CcName(kind);
-		cc.OnRto(now);
+		cc.OnRto(now, 0);
 		EXPECT_EQ(cc.cwnd(), 1u) << CcName(kind);
 	}
 }
