@@ -8,12 +8,15 @@
  *
  * The ordering rule: the reaction point's timers (alpha decay, rate-timer
  * increases) advance under the gain that held while the time passed.  So
- * every event first lets time pass up to now under the current F, and
- * only then changes anything: a hint or a detected boundary restarts F
- * at its intercept, a CNP restarts the timers, a transmission counts
- * towards the byte counter.  Without it the idle time before a new
- * iteration would be scaled by the new iteration's F(0) instead of the
- * ended one's F(1) (docs/design.md, "DCQCN with MLTCP").
+ * an event that changes F, a hint or a detected boundary, and a
+ * transmission (which counts towards the byte counter at the current F)
+ * first let time pass up to now under the current F.  Without it the idle
+ * time before a new iteration would be scaled by the new iteration's F(0)
+ * instead of the ended one's F(1) (docs/design.md, "DCQCN with MLTCP").
+ * A CNP cuts the rate the sender is pacing at: it restarts the timers, and
+ * periods since the flow's last event are not applied first (a sender that
+ * paces slowly would otherwise gain, between two packets, increases that it
+ * never sent at, and cut from a rate it never used).
  *
  * F is computed exactly on every event, not through the per-ack cache:
  * the cache's last step of an iteration is F at 63/64 of it, and the whole
@@ -73,15 +76,14 @@ MLTCP_INLINE void mltcp_dcqcn_flow_on_sent(struct mltcp_dcqcn_flow *f,
 }
 
 /* `n` CNPs arrived (several counted in one poll are several events; at
- * most MLTCP_DCQCN_MAX_CATCHUP are applied per call). */
+ * most MLTCP_DCQCN_MAX_CATCHUP are applied per call).  The cut applies to
+ * the rate in use; see the ordering rule above. */
 MLTCP_INLINE void mltcp_dcqcn_flow_on_cnps(struct mltcp_dcqcn_flow *f,
-					   const struct mltcp_params *p,
 					   const struct mltcp_dcqcn_params *dp,
 					   __u64 n, __u64 now_us)
 {
 	__u32 i;
 
-	mltcp_dcqcn_flow_advance(f, p, dp, now_us);
 	for (i = 0; i < MLTCP_DCQCN_MAX_CATCHUP && i < n; i++)
 		mltcp_dcqcn_on_cnp(&f->rp, dp, now_us);
 }

@@ -155,7 +155,7 @@ void CongestionControl::OnRto(uint64_t now_ns, uint32_t snd_nxt)
 void CongestionControl::OnCnp(uint64_t now_ns)
 {
 	if (base_ == Base::kDcqcn)
-		mltcp_dcqcn_flow_on_cnps(&dcqcn_, &params_, &cfg_.dcqcn, 1, now_ns / 1000);
+		mltcp_dcqcn_flow_on_cnps(&dcqcn_, &cfg_.dcqcn, 1, now_ns / 1000);
 }
 
 void CongestionControl::OnSent(uint64_t bytes, uint64_t now_ns)

@@ -162,7 +162,7 @@ void QpControl::OnCnps(uint64_t n, uint64_t now_ns)
 	if (mode_ == Control::kFixed || n == 0)
 		return;
 	// Several CNPs counted in one poll are several reaction-point events.
-	mltcp_dcqcn_flow_on_cnps(&flow_, &params_.raw(), &dcqcn_params_.raw(), n, us_of(now_ns));
+	mltcp_dcqcn_flow_on_cnps(&flow_, &dcqcn_params_.raw(), n, us_of(now_ns));
 	stats_.rate_cuts += n;
 	UpdatePacer(now_ns);
 }

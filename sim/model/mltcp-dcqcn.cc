@@ -144,7 +144,7 @@ void DcqcnFlow::OnData(Ptr<Socket> s) {
 
 void DcqcnFlow::OnCnp(Ptr<Socket> s) {
   while (Ptr<Packet> p = s->Recv())
-    mltcp_dcqcn_flow_on_cnps(&flow_, &mltcp_params_.raw(), &cfg_.dcqcn, 1, NowUs());
+    mltcp_dcqcn_flow_on_cnps(&flow_, &cfg_.dcqcn, 1, NowUs());
 }
 
 }  // namespace ns3

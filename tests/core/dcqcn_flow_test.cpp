@@ -36,7 +36,7 @@ TEST(DcqcnFlow, IdleBeforeAHintRunsUnderTheEndingIterationsGain) {
   for (FlowFixture* x : {&a, &b}) {
     x->Iteration(1 << 20, 10);
     x->Iteration(1 << 20, 20);  // learned: F(1) = 1.75 at the end
-    mltcp_dcqcn_flow_on_cnps(&x->f, &x->p, &x->dp, 2, 30);  // R_T 20, R_C 10 Gbit/s
+    mltcp_dcqcn_flow_on_cnps(&x->f, &x->dp, 2, 30);  // R_T 20, R_C 10 Gbit/s
   }
   ASSERT_EQ(mltcp_dcqcn_flow_gain(&a.f, &a.p), 1792u);
   // a: the hint at t = 30 + 10 rate periods; the API advances first.
@@ -52,19 +52,20 @@ TEST(DcqcnFlow, IdleBeforeAHintRunsUnderTheEndingIterationsGain) {
                   mltcp_dcqcn_scaled_step(a.dp.rai_bps, 256)));
 }
 
-TEST(DcqcnFlow, ACnpFirstAppliesTheTimersThatExpiredBeforeIt) {
+TEST(DcqcnFlow, ACnpCutsTheRateInUseAndRestartsTheTimers) {
   FlowFixture x(0);
-  mltcp_dcqcn_flow_on_cnps(&x.f, &x.p, &x.dp, 1, 0);
-  const uint64_t after_cut = mltcp_dcqcn_flow_rate_bps(&x.f);
-  // Five rate periods pass without a call, then a CNP: the five increases
-  // happen first (R_C rises), then the cut from the raised rate.
+  mltcp_dcqcn_flow_on_cnps(&x.f, &x.dp, 1, 0);
+  // Five rate periods pass without an event, then a CNP: it cuts the rate
+  // the sender paced at (no increases first) and restarts the timers.
   mltcp_dcqcn_rp manual = x.f.rp;
-  mltcp_dcqcn_advance(&manual, &x.dp, 275, MLTCP_GAIN_ONE);
   mltcp_dcqcn_on_cnp(&manual, &x.dp, 275);
-  mltcp_dcqcn_flow_on_cnps(&x.f, &x.p, &x.dp, 1, 275);
+  mltcp_dcqcn_flow_on_cnps(&x.f, &x.dp, 1, 275);
   EXPECT_EQ(x.f.rp.rate_cur_bps, manual.rate_cur_bps);
   EXPECT_EQ(x.f.rp.rate_target_bps, manual.rate_target_bps);
-  EXPECT_GT(x.f.rp.rate_target_bps, after_cut);
+  EXPECT_EQ(x.f.rp.last_rate_us, 275u);
+  // A send at the same instant has no period left to apply.
+  mltcp_dcqcn_flow_on_sent(&x.f, &x.p, &x.dp, 4096, 275);
+  EXPECT_EQ(x.f.rp.rate_cur_bps, manual.rate_cur_bps);
 }
 
 TEST(DcqcnFlow, PlainDcqcnNeverScalesAndNeverTracks) {
@@ -78,9 +79,9 @@ TEST(DcqcnFlow, PlainDcqcnNeverScalesAndNeverTracks) {
 
 TEST(DcqcnFlow, ManyCnpsInOnePollAreBoundedEvents) {
   FlowFixture x(0);
-  mltcp_dcqcn_flow_on_cnps(&x.f, &x.p, &x.dp, 3, 0);
+  mltcp_dcqcn_flow_on_cnps(&x.f, &x.dp, 3, 0);
   EXPECT_EQ(x.f.rp.cnps, 3u);
-  mltcp_dcqcn_flow_on_cnps(&x.f, &x.p, &x.dp, 1ULL << 40, 0);
+  mltcp_dcqcn_flow_on_cnps(&x.f, &x.dp, 1ULL << 40, 0);
   EXPECT_EQ(x.f.rp.cnps, 3u + MLTCP_DCQCN_MAX_CATCHUP);
   EXPECT_EQ(mltcp_dcqcn_flow_rate_bps(&x.f), x.dp.min_rate_bps);
 }

@@ -191,7 +191,7 @@ class Reference {
           mltcp_dcqcn_flow_on_tx_start(&dcqcn_, &p_, &dp_, e.acked_total, e.now_us, e.srtt_us);
         mltcp_dcqcn_flow_on_sent(&dcqcn_, &p_, &dp_, e.bytes, e.now_us);
         break;
-      case MLTCP_DP_CNP: mltcp_dcqcn_flow_on_cnps(&dcqcn_, &p_, &dp_, 1, e.now_us); break;
+      case MLTCP_DP_CNP: mltcp_dcqcn_flow_on_cnps(&dcqcn_, &dp_, 1, e.now_us); break;
       case MLTCP_DP_ADVANCE: mltcp_dcqcn_flow_advance(&dcqcn_, &p_, &dp_, e.now_us); break;
     }
     mltcp_dp_decision d{};

@@ -75,7 +75,7 @@ int core_world(struct __sk_buff *skb)
 	mltcp_dcqcn_flow_on_tx_start(&s->dcqcn, &s->params, &s->dcqcn_params, skb->len, now, 100);
 	mltcp_dcqcn_flow_hint(&s->dcqcn, &s->params, &s->dcqcn_params, skb->len, skb->mark, now);
 	mltcp_dcqcn_flow_on_sent(&s->dcqcn, &s->params, &s->dcqcn_params, skb->len, now);
-	mltcp_dcqcn_flow_on_cnps(&s->dcqcn, &s->params, &s->dcqcn_params, skb->mark & 3, now);
+	mltcp_dcqcn_flow_on_cnps(&s->dcqcn, &s->dcqcn_params, skb->mark & 3, now);
 	return (w + cnt + (__u32)mltcp_dcqcn_flow_rate_bps(&s->dcqcn)) & 1;
 }
 

@@ -60,7 +60,7 @@ static int __init mltcp_core_world_init(void)
 	mltcp_dcqcn_flow_hint(&world_dcqcn, &world_params, &world_dcqcn_params, 0, 1 << 20, now);
 	mltcp_dcqcn_flow_on_sent(&world_dcqcn, &world_params, &world_dcqcn_params, 1 << 16, now + 10);
 	mltcp_dcqcn_flow_on_ack(&world_dcqcn, 1 << 16, now + 20);
-	mltcp_dcqcn_flow_on_cnps(&world_dcqcn, &world_params, &world_dcqcn_params, 2, now + 30);
+	mltcp_dcqcn_flow_on_cnps(&world_dcqcn, &world_dcqcn_params, 2, now + 30);
 	pr_info("mltcp_core_world: dcqcn rate %llu\n",
 		(unsigned long long)mltcp_dcqcn_flow_rate_bps(&world_dcqcn));
 	return 0;
