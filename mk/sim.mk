@@ -12,7 +12,7 @@ SIM_PY        := /usr/bin/python3
 
 sim: cmake-configure
 	@test -f /usr/include/ns3/tcp-cubic.h || { echo "sim: ns-3 missing: run 'make deps'"; exit 1; }
-	cmake --build $(BUILD)/cmake -j$(JOBS) --target mltcp-sim sim_model_tests
+	cmake --build $(BUILD)/cmake -j$(JOBS) --target mltcp-sim sim_model_tests mltcp-metrics
 
 # Model unit tests and bad-input checks (ctest label sim), then the smoke run.
 check-sim: sim

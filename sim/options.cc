@@ -9,7 +9,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "profile.h"
+#include "sim-profile.h"
 
 namespace mltcp_sim {
 

@@ -22,6 +22,7 @@ validation runs use --stop-when-done, as the host emulator does.  Uses
 """
 import argparse
 import concurrent.futures as cf
+import csv
 import json
 import os
 import statistics
@@ -189,11 +190,10 @@ def timeline(csv_path, title, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     jobs = {}
-    with open(csv_path) as f:
-        next(f)
-        for line in f:
-            j, _, it, st, cs, ce, en, _, _ = line.strip().split(",")
-            jobs.setdefault(int(j), []).append((float(cs), float(ce) - float(cs)))
+    with open(csv_path) as f:  # the workload CSV (workload/iteration.h), simulated us
+        for r in csv.DictReader(f):
+            cs, ce = int(r["comm_start_us"]) / 1e6, int(r["comm_end_us"]) / 1e6
+            jobs.setdefault(int(r["job"]), []).append((cs, ce - cs))
     fig, ax = plt.subplots(figsize=(9, 1 + 0.5 * len(jobs)))
     for j, bars in sorted(jobs.items()):
         ax.broken_barh(bars, (j - 0.35, 0.7), color="C%d" % (j % 10))
