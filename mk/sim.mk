@@ -29,7 +29,8 @@ bench-sim: sim
 # docs/img/sim-*.png (about 30-45 minutes on 2 cores).  SIM_HOST_SUMMARY: a
 # `make bench-interleave` session's summary.json (e.g.
 # build/bench-interleave/decrease1/summary.json); when set, the validation
-# table gets its host columns (host mean ratio, sim/host, within 10%) from it.
+# table gets its host columns (host slowdown, p99 ratio, interleaved at, and
+# whether each agrees with the simulator's) from it.
 SIM_HOST_SUMMARY ?=
 sim-experiments: sim
 	$(SIM_PY) $(ROOT)/sim/experiments/run.py --sim $(SIM_BIN) --docs $(ROOT)/docs \
