@@ -403,9 +403,10 @@ TESTBED_ITERATIONS, TESTBED_WARMUP = 30, 5
 # 1.177, yet the slowdowns 0.106 and 0.177 differ by 40%), so the slowdown
 # (mean ratio - 1) and the p99 slowdown (p99 ratio - 1) are compared: within
 # SLOWDOWN_AGREEMENT of the host's, or within SLOWDOWN_FLOOR of an iteration
-# time when both are that small (differences below 1% of an iteration do not
-# change a study's conclusion; a relative band around a host slowdown of
-# 0.007 would be narrower than one host timer tick).  Interleaving agrees
+# time when both are that small (a relative band around a host slowdown of
+# 0.007 would be 0.3 ms of a 200 ms iteration, far inside the host's
+# run-to-run spread: per-run MLTCP mean ratios 1.004-1.032 for two identical
+# jobs, docs/evaluation.md).  Interleaving agrees
 # when most runs interleave on both sides, or on neither, and, when both do,
 # the median iterations differ by at most INTERLEAVE_AGREEMENT (one clean
 # window of the metric, workload/metrics.h).

@@ -6,7 +6,8 @@ namespace testbed (tools/testbed/mltcp-testbed) with the job emulator
 session.  Prints one RESULT line per run and a table; writes per-run data,
 timelines and per-mix comparison charts (plots.py).
 
-Definitions (docs/evaluation.md):
+Definitions (docs/evaluation.md; computed by mltcp-metrics, the workload
+library's workload/metrics.cpp, which the simulator links too):
   ratio        a job's mean (p99, nearest rank) iteration time after the
                warm-up iterations / its isolated mean iteration time with the
                same congestion control; a run's mean_ratio is the mean over
@@ -342,7 +343,9 @@ def read_bins(path):
 # ------------------------------------------------------------ analysis
 
 def p99(values):
-    """Nearest-rank p99 (as workload/stats.h), for the isolated runs' log."""
+    """Nearest-rank p99 (as workload/stats.h) of samples pooled over runs
+    (interleave_vm.py's isolated baseline); a run's own p99s come from
+    mltcp-metrics."""
     v = sorted(values)
     return v[max(1, math.ceil(0.99 * len(v))) - 1]
 
