@@ -1,10 +1,7 @@
 // job.cpp - a job's iteration hints, outputs and profile loading (job.h).
 #include "job.h"
 
-#include <cerrno>
-#include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -27,7 +24,6 @@ void hint_iteration(int fd, uint64_t bytes)
 	(void)bytes;
 #endif
 }
-
 
 void write_outputs(const SendOptions &o, const Profile &p, const std::vector<IterRecord> &recs,
 		   uint64_t t0, uint64_t bulk_bytes, const std::string &extra_json)
