@@ -30,7 +30,7 @@ BENCH_IL_OUT   ?= $(BUILD)/bench-interleave/$(shell date -u +%Y%m%d-%H%M%S)
 .PHONY: check-emu bench-interleave demo
 
 check-emu: cmake-build
-	cd $(BUILD)/cmake && ctest --output-on-failure -L emu
+	$(call ctest_area,$(BUILD)/cmake,emu)
 
 bench-interleave: cmake-build
 	$(INTERLEAVE) --out $(BENCH_IL_OUT) --reps $(REPS) --iterations $(ITERATIONS) \

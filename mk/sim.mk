@@ -16,7 +16,7 @@ sim: cmake-configure
 
 # Model unit tests and bad-input checks (ctest label sim), then the smoke run.
 check-sim: sim
-	cd $(BUILD)/cmake && ctest --output-on-failure -L sim
+	$(call ctest_area,$(BUILD)/cmake,sim)
 	@$(MAKE) --no-print-directory sim-smoke
 
 sim-smoke: sim

@@ -10,4 +10,4 @@ CHECK_TARGETS += check-workload
 .PHONY: check-workload
 
 check-workload: cmake-build
-	cd $(BUILD)/cmake && ctest --output-on-failure -L workload
+	$(call ctest_area,$(BUILD)/cmake,workload)
