@@ -335,8 +335,9 @@ std::string ExplainErrno(const Layout &l, Backend b, int errnum)
 			if (!m.empty() && m != "none")
 				return "kernel lockdown is '" + m + "' (/sys/kernel/security/lockdown, "
 				       "on with Secure Boot): debugfs files that can be written "
-				       "cannot even be opened; use MLNX_OFED's sysfs or boot "
-				       "with lockdown=none";
+				       "cannot even be opened; boot without Secure Boot's "
+				       "lockdown (mokutil --disable-validation) or use "
+				       "MLNX_OFED's sysfs";
 			return "permission denied (kernel lockdown? see "
 			       "/sys/kernel/security/lockdown; run as root)";
 		}
