@@ -408,6 +408,8 @@ int main(int argc, char **argv)
 	uint64_t start = mono_us();
 	std::vector<std::unique_ptr<Device>> devs;
 	int rc = kExitOk;
+	// Resolve every device before touching any, so that a usage error
+	// leaves nothing behind.
 	for (const DeviceSpec &s : o.specs) {
 		DevicePaths d;
 		std::string err;
@@ -421,7 +423,10 @@ int main(int argc, char **argv)
 			    (!d.pci.empty() && other->paths().pci == d.pci))
 				fatal(kExitUsage, d.key + " is named twice (one tracker per device)");
 		devs.push_back(std::make_unique<Device>(o.dev, s, d, StateFileFor(o, s, d)));
-		Device &dev = *devs.back();
+	}
+	for (const auto &dp : devs) {
+		Device &dev = *dp;
+		std::string err;
 		StartError e = dev.Start(mono_us(), &err);
 		if (e != StartError::kNone) {
 			LogError("%s: %s", dev.Name().c_str(), err.c_str());

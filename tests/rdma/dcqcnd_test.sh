@@ -197,6 +197,12 @@ out=$("$D" "${COMMON[@]}" --device mltcp0 --duration 1 2>&1); rc=$?
 if [ $rc = 3 ] && grep -q "port byte counter" <<<"$out" && [ ! -e "$T/state/mltcp_mlx5_0.state" ]; then
 	pass refuse-missing-counter
 else fail refuse-missing-counter "rc=$rc $out"; fi
+reset_tree
+make_dev mltcp_mlx5_0 mltcp0 $P0 sysfs
+out=$("$D" "${COMMON[@]}" --device mltcp_mlx5_0 --device mltcp0 --duration 1 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "mltcp_mlx5_0 is named twice" <<<"$out" && [ -z "$(ls "$T/state")" ]; then
+	pass refuse-device-named-twice
+else fail refuse-device-named-twice "rc=$rc $out"; fi
 
 # --- gain-to-parameter mapping for a scripted iteration sequence ----------------
 # F = 0.25 + 1.5 * ratio in steps of 1/16; ratios 0, 1/4, 1/2, 3/4, 1 of a
