@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "mltcp_options.hpp"
 #include "qp_control.h"
 #include "roce_observer.h"
 #include "roce_wire.h"
@@ -128,7 +129,7 @@ struct Options {
 	uint64_t rai_mbps = 0, rhai_mbps = 0;	// 0: line/50, line/10
 	uint64_t min_mbps = 0;			// 0: line/100
 	uint32_t rate_timer_us = 1000, byte_counter = 0;
-	uint32_t fr_stages = MLTCP_DCQCN_DEF_FR_STAGES;
+	uint32_t fr_stages = (uint32_t)mltcp::dcqcn_spec::fr_stages.def;
 	bool hints = false;
 	std::string cnp_map;		// pinned BPF map: QPN -> CNPs received
 	std::string ce_map;		// pinned BPF map: QPN -> CE marks (server)
@@ -415,7 +416,7 @@ class Client {
 uint64_t line_rate_timer_bytes(uint64_t line_bps, uint32_t timer_us)
 {
 	const uint64_t bytes = line_bps / 8 * timer_us / 1000000;
-	return std::max<uint64_t>(bytes, MLTCP_DCQCN_BYTE_COUNTER_MIN);
+	return std::max<uint64_t>(bytes, mltcp::dcqcn_spec::byte_counter.min);
 }
 
 mltcp::DcqcnParams dcqcn_params(const Options &o)
@@ -734,9 +735,10 @@ Options parse(int argc, char **argv)
 		case O_RHAI: o.rhai_mbps = parse_u64("--rhai-mbps", optarg, 1, 1600000); break;
 		case O_MIN: o.min_mbps = parse_u64("--min-mbps", optarg, 1, 1600000); break;
 		case O_RTIMER:
-			o.rate_timer_us = (uint32_t)parse_u64("--rate-timer-us", optarg, 1, 1000000);
+			o.rate_timer_us = (uint32_t)parse_u64("--rate-timer-us", optarg, mltcp::dcqcn_spec::rate_timer_us.min,
+							 mltcp::dcqcn_spec::rate_timer_us.max);
 			break;
-		case O_BC: o.byte_counter = (uint32_t)parse_u64("--byte-counter", optarg, 1024, 1U << 31); break;
+		case O_BC: o.byte_counter = (uint32_t)parse_u64("--byte-counter", optarg, mltcp::dcqcn_spec::byte_counter.min, 1U << 31); break;
 		case O_CNPMAP: o.cnp_map = optarg; break;
 		case O_MSG: o.qp.msg_bytes = (uint32_t)parse_u64("--msg", optarg, 64, 1 << 20); break;
 		case O_DEPTH: o.qp.depth = (uint32_t)parse_u64("--depth", optarg, 2, 1024); break;
@@ -744,9 +746,11 @@ Options parse(int argc, char **argv)
 		case O_IDLE: o.idle_timeout_s = (int)parse_u64("--idle-timeout", optarg, 1, 3600); break;
 		case O_CEMAP: o.ce_map = optarg; break;
 		case O_CNPINT:
-			o.cnp_interval_us = (uint32_t)parse_u64("--cnp-interval-us", optarg, 0, 1000000);
+			o.cnp_interval_us = (uint32_t)parse_u64("--cnp-interval-us", optarg, mltcp::dcqcn_spec::cnp_interval_us.min,
+							   mltcp::dcqcn_spec::cnp_interval_us.max);
 			break;
-		case O_FR: o.fr_stages = (uint32_t)parse_u64("--fr-stages", optarg, 0, 64); break;
+		case O_FR: o.fr_stages = (uint32_t)parse_u64("--fr-stages", optarg, mltcp::dcqcn_spec::fr_stages.min,
+							      mltcp::dcqcn_spec::fr_stages.max); break;
 		case O_START: o.start_us = parse_u64("--start-us", optarg, 1, ~0ULL >> 1); break;
 		case O_IFACE: o.iface = optarg; break;
 		case O_PIN: o.pin_dir = optarg; break;

@@ -63,8 +63,8 @@ class MltcpFlowState {
   uint32_t tx_starts_ = 0;
 };
 
-// Attributes shared by both classes: "Enabled", "Slope", "Intercept",
-// "ScaleDecrease".
+// Attributes shared by both classes: one per row of the core's parameter
+// table, "Enabled", "Slope", "Intercept", "GainMin", ... (mltcp-tcp.cc).
 class TcpMltcpReno : public TcpLinuxReno {
  public:
   static TypeId GetTypeId();
@@ -84,17 +84,6 @@ class TcpMltcpReno : public TcpLinuxReno {
 
  protected:
   void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
-
- public:
-  // Attribute accessors (checked by the core's validation).
-  void SetEnabled(bool on);
-  bool GetEnabled() const;
-  void SetSlope(uint32_t v);
-  uint32_t GetSlope() const;
-  void SetIntercept(uint32_t v);
-  uint32_t GetIntercept() const;
-  void SetScaleDecrease(bool on);
-  bool GetScaleDecrease() const;
 
  private:
 
@@ -120,17 +109,6 @@ class TcpMltcpCubic : public TcpCubic {
   MltcpFlowState& state() { return state_; }
   uint32_t last_cnt() const { return last_cnt_; }
   uint32_t last_base_cnt() const { return last_base_cnt_; }
-
- public:
-  // Attribute accessors (checked by the core's validation).
-  void SetEnabled(bool on);
-  bool GetEnabled() const;
-  void SetSlope(uint32_t v);
-  uint32_t GetSlope() const;
-  void SetIntercept(uint32_t v);
-  uint32_t GetIntercept() const;
-  void SetScaleDecrease(bool on);
-  bool GetScaleDecrease() const;
 
  private:
 
