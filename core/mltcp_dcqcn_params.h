@@ -59,13 +59,14 @@ MLTCP_INLINE const char *
 mltcp_dcqcn_params_reason(enum mltcp_dcqcn_param_error e)
 {
 	static const char *const range[] = { MLTCP_DCQCN_PARAMS_TABLE(MLTCP_PT_REASON) };
-	unsigned int i = (unsigned int)e;
+	const char *why = mltcp_pt_row_reason(range, sizeof(range) / sizeof(range[0]),
+					      (unsigned int)e);
 
-	if (e == MLTCP_DCQCN_PARAM_OK)
-		return "ok";
-	if (i - 1 < sizeof(range) / sizeof(range[0]))
-		return range[i - 1];
+	if (why)
+		return why;
 	switch (e) {
+	case MLTCP_DCQCN_PARAM_OK:
+		return "ok";
 	case MLTCP_DCQCN_PARAM_MIN_RATE_ABOVE_LINE:
 		return "min_rate_bps must not exceed line_rate_bps (bit/s)";
 	case MLTCP_DCQCN_PARAM_RAI_ABOVE_LINE:

@@ -95,4 +95,12 @@ MLTCP_INLINE int mltcp_pt_in_range(__u64 v, __u64 lo, __u64 hi)
 	return v >= lo && v <= hi;
 }
 
+/* Reason of validation error e when it is a row's range error (e = row
+ * index + 1, as the generated enums number them), else 0. */
+MLTCP_INLINE const char *mltcp_pt_row_reason(const char *const *rows,
+					     unsigned int n, unsigned int e)
+{
+	return e >= 1 && e <= n ? rows[e - 1] : (const char *)0;
+}
+
 #endif /* MLTCP_PARAM_TABLE_H */

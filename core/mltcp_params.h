@@ -86,13 +86,14 @@ mltcp_params_validate(const struct mltcp_params *p)
 MLTCP_INLINE const char *mltcp_params_reason(enum mltcp_param_error e)
 {
 	static const char *const range[] = { MLTCP_PARAMS_TABLE(MLTCP_PT_REASON) };
-	unsigned int i = (unsigned int)e;
+	const char *why = mltcp_pt_row_reason(range, sizeof(range) / sizeof(range[0]),
+					      (unsigned int)e);
 
-	if (e == MLTCP_PARAM_OK)
-		return "ok";
-	if (i - 1 < sizeof(range) / sizeof(range[0]))
-		return range[i - 1];
+	if (why)
+		return why;
 	switch (e) {
+	case MLTCP_PARAM_OK:
+		return "ok";
 	case MLTCP_PARAM_GAIN_MIN_ABOVE_MAX:
 		return "gain_min must not exceed gain_max (1/1024)";
 	case MLTCP_PARAM_IDLE_MIN_ABOVE_MAX:
