@@ -4,7 +4,8 @@
  * congestion controls (bpf/mltcp.bpf.c, bpf/mltcp_sockops.bpf.c).
  *
  * All state lives in bpffs under /sys/fs/bpf/mltcp/ so that it outlives this
- * process: the maps (config, hints, stats, state), one pin per registered
+ * process: the maps (config = the program's .data with its parameters,
+ * hints, state), the stats iterator link (stats), one pin per registered
  * variant (link_<cc> for a struct_ops link on kernels >= 6.4, ops_<cc> for
  * the plainly registered struct_ops map on older ones) and one pinned
  * cgroup sock_ops link per attachment (cgroups/<cgroup id>_<cc>).
@@ -19,9 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <stdexcept>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
