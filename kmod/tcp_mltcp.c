@@ -74,15 +74,26 @@ static struct mltcp_params mltcp_params __read_mostly = MLTCP_PARAMS_INIT;
 
 static DEFINE_MUTEX(mltcp_params_lock);
 
+/* Give the field of *p that corresponds to the live field `live` value v.
+ * Field by field, by address: with a store at the live field's offset into
+ * the copy instead, GCC 12 validated the old value of the first field
+ * (enabled=2 was accepted in the VM test). */
+static void mltcp_param_assign(struct mltcp_params *p, const void *live, u32 v)
+{
+#define MLTCP_ASSIGN(type, field, unit, def, lo, hi, help)		\
+	if (live == &mltcp_params.field)				\
+		p->field = v;
+	MLTCP_PARAMS_TABLE(MLTCP_ASSIGN)
+#undef MLTCP_ASSIGN
+}
+
 /*
  * Set one field: parse, validate the whole parameter set with the field
  * changed, and only then publish it.  An out-of-range value fails with
- * -EINVAL and leaves the old value.  kp->arg is the live field; the same
- * offset in a copy is the candidate's.
+ * -EINVAL and leaves the old value.
  */
 static int mltcp_param_set(const char *val, const struct kernel_param *kp)
 {
-	size_t off = (const char *)kp->arg - (const char *)&mltcp_params;
 	struct mltcp_params candidate;
 	enum mltcp_param_error err;
 	unsigned int v;
@@ -94,7 +105,7 @@ static int mltcp_param_set(const char *val, const struct kernel_param *kp)
 
 	mutex_lock(&mltcp_params_lock);
 	candidate = mltcp_params;
-	*(u32 *)((char *)&candidate + off) = v;
+	mltcp_param_assign(&candidate, kp->arg, v);
 	err = mltcp_params_validate(&candidate);
 	if (err == MLTCP_PARAM_OK)
 		WRITE_ONCE(*(u32 *)kp->arg, v);
