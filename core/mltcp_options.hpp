@@ -203,6 +203,20 @@ bool ParseParamOption(Raw& raw, const std::string& prefix, int argc, char* const
   return true;
 }
 
+// Take this table's options out of argv[first..argc): the table's fields are
+// set (throwing as SetParam does) and the other arguments are returned after
+// argv[0..first), with a terminating nullptr, for getopt_long to parse
+// (size() - 1 of them).
+template <class Raw>
+std::vector<char*> TakeParamOptions(Raw& raw, const std::string& prefix, int argc, char** argv,
+                                    int first) {
+  std::vector<char*> rest(argv, argv + first);
+  for (int i = first; i < argc; i++)
+    if (!ParseParamOption(raw, prefix, argc, argv, i)) rest.push_back(argv[i]);
+  rest.push_back(nullptr);
+  return rest;
+}
+
 // Option spelling of a row: "--dcqcn-g-inv".
 inline std::string OptionName(const std::string& prefix, const ParamSpec& s) {
   std::string n = "--" + prefix + s.name;

@@ -217,18 +217,13 @@ Options ParseArgs(int argc, char **argv)
 	for (int i = dash + 1; i < argc; i++)
 		o.eal.push_back(argv[i]);
 	// The core's parameters first; getopt_long sees the rest.
-	std::vector<char *> rest(argv, argv + 2);
-	for (int i = 2; i < dash; i++) {
-		try {
-			if (mltcp::ParseParamOption(o.mltcp, "", dash, argv, i))
-				continue;
-		} catch (const std::invalid_argument &e) {
-			Die(kExitUsage, e.what());
-		}
-		rest.push_back(argv[i]);
+	std::vector<char *> rest;
+	try {
+		rest = mltcp::TakeParamOptions(o.mltcp, "", dash, argv, 2);
+	} catch (const std::invalid_argument &e) {
+		Die(kExitUsage, e.what());
 	}
-	const int nrest = (int)rest.size();
-	rest.push_back(nullptr);
+	const int nrest = (int)rest.size() - 1;
 	static const option longopts[] = {
 		{"port", 1, 0, 'p'},	    {"local-ip", 1, 0, 'l'},   {"peer-ip", 1, 0, 'P'},
 		{"cc", 1, 0, 'c'},	    {"loss", 1, 0, 'L'},       {"reorder", 1, 0, 'R'},

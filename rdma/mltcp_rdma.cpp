@@ -32,6 +32,7 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,7 @@ struct Options {
 	uint64_t dump = 0;
 	bool detach = false, stats = false;
 	QpConfig qp;
+	mltcp_params mltcp = MLTCP_PARAMS_INIT;	// --<name> rows of the core's table
 	int idle_timeout_s = 30;
 	bool verbose = false;
 };
@@ -459,7 +461,7 @@ int run_client(const Options &o)
 	const uint64_t t0 = o.t0_us ? o.t0_us : real_us();
 	// Two messages of burst: a pacing wake-up that comes late (timer slack,
 	// a busy CPU) is made up by the next post instead of lost.
-	QpControl ctl(mode, mltcp::Params(), dcqcn_params(o), o.rate_mbps * 1000000,
+	QpControl ctl(mode, mltcp::Params(o.mltcp), dcqcn_params(o), o.rate_mbps * 1000000,
 		      kBurstMsgs * o.qp.msg_bytes, now_ns());
 	Client cl(o, c.get(), &ctl);
 	if (mode == Control::kFixed)
@@ -662,6 +664,10 @@ void usage(FILE *f)
 	      "  --cnp-map PATH      pinned BPF map QPN -> CNPs received (from observe);\n"
 	      "                      feeds the reaction point\n"
 	      "\n"
+	      "MLTCP parameters of mltcp_dcqcn (core/mltcp_param_table.h; --name N or --name=N):\n",
+	      f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", 19).c_str(), f);
+	fputs("\n"
 	      "Exit status: 0 ok, 2 usage, 3 RDMA device or connection, 4 transfer failed\n"
 	      "(peer gone, checksum mismatch, timeout) or a wrong ICRC (icrc-check).\n",
 	      f);
@@ -707,10 +713,20 @@ Options parse(int argc, char **argv)
 		{"start-us", 1, nullptr, O_START}, {"fr-stages", 1, nullptr, O_FR},
 		{"pcap", 1, nullptr, O_PCAP}, {"dump", 1, nullptr, O_DUMP},
 		{"verbose", 0, nullptr, 'v'}, {"help", 0, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
+	// The core's parameters first; getopt_long sees the rest.
+	std::vector<char *> rest;
+	try {
+		rest = mltcp::TakeParamOptions(o.mltcp, "", argc, argv, 2);
+	} catch (const std::invalid_argument &e) {
+		fatal(kExitUsage, e.what());
+	}
+	if (const char *why = mltcp::ParamTable<mltcp_params>::Check(o.mltcp))
+		fatal(kExitUsage, why);
+	const int nrest = (int)rest.size() - 1;
 	optind = 2;
 	int ch;
 	const uint64_t kMax = 1ULL << 40;
-	while ((ch = getopt_long(argc, argv, "vh", lo, nullptr)) != -1) {
+	while ((ch = getopt_long(nrest, rest.data(), "vh", lo, nullptr)) != -1) {
 		switch (ch) {
 		case O_HOST: o.host = optarg; break;
 		case O_SRC: o.src = optarg; break;
@@ -763,8 +779,8 @@ Options parse(int argc, char **argv)
 		default: usage(stderr); exit(kExitUsage);
 		}
 	}
-	if (optind < argc)
-		fatal(kExitUsage, std::string("unexpected argument '") + argv[optind] + "'");
+	if (optind < nrest)
+		fatal(kExitUsage, std::string("unexpected argument '") + rest[optind] + "'");
 	if (o.mode == "observe" && (o.pin_dir.empty() || (o.iface.empty() && !o.stats)))
 		fatal(kExitUsage, "observe needs --iface IF and --pin DIR (or --pin DIR --stats)");
 	if (o.mode == "icrc-check" && o.pcap.empty())

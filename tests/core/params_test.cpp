@@ -236,6 +236,15 @@ TEST(ParamTable, OptionsAndHelp) {
   EXPECT_NE(help.find("(1/1024, 0..8192, default 1536)"), std::string::npos) << help;
   EXPECT_NE(mltcp::ParamHelp<mltcp_dcqcn_params>("", true, "dcqcn-").find("--dcqcn-g-inv N"),
             std::string::npos);
+  mltcp_params m = DefaultParams();
+  const char* mixed[] = {"tool", "cmd", "--slope", "2048", "--other", "x", "--gain-max=2048"};
+  auto rest = mltcp::TakeParamOptions(m, "", 7, const_cast<char**>(mixed), 2);
+  ASSERT_EQ(rest.size(), 5u);  // tool cmd --other x nullptr
+  EXPECT_STREQ(rest[2], "--other");
+  EXPECT_STREQ(rest[3], "x");
+  EXPECT_EQ(rest[4], nullptr);
+  EXPECT_EQ(m.slope, 2048u);
+  EXPECT_EQ(m.gain_max, 2048u);
   EXPECT_THROW(mltcp::SetParamKv(d, "nosuch=1"), std::invalid_argument);
   EXPECT_THROW(mltcp::SetParamKv(d, "g_inv"), std::invalid_argument);
 }
