@@ -27,9 +27,11 @@
  * every per-ack hook and repair values no congestion control could have
  * produced (mltcp_guard below).
  *
- * Maps (pinned by mltcpctl under /sys/fs/bpf/mltcp/): config (runtime
- * parameters), hints (per-socket "an iteration of N bytes starts now"),
- * stats (per-flow counters, deleted in .release), state (mltcpctl's own).
+ * Pinned by mltcpctl under /sys/fs/bpf/mltcp/: config (the .data map
+ * holding the runtime parameters mltcp_cfg, a global read directly on every
+ * ack), hints (socket storage: "an iteration of N bytes starts now"), stats
+ * (an iterator link that reads the socket storage mltcp_flows, which holds
+ * the per-flow counters and is deleted in .release), state (mltcpctl's own).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -46,7 +48,6 @@ char _license[] SEC("license") = "GPL";
 #define AF_INET6	10
 #define USEC_PER_MSEC	1000U
 #define USEC_PER_SEC	1000000U
-#define MLTCP_MAX_FLOWS	65536
 /* Like reno and cubic: any process (no CAP_NET_ADMIN) may select it, and a
  * non-initial network namespace may make it its default. */
 #define TCP_CONG_NON_RESTRICTED	0x1
@@ -55,12 +56,12 @@ extern __u32 tcp_slow_start(struct tcp_sock *tp, __u32 acked) __ksym;
 extern void tcp_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 acked) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct mltcp_params);
-} mltcp_config SEC(".maps");
+/*
+ * Runtime parameters: a global in .data, read directly on every ack (no map
+ * lookup).  mltcpctl fills it before load and rewrites it through the
+ * pinned .data map (MLTCP_PIN_CONFIG) on `mltcpctl set`.
+ */
+struct mltcp_params mltcp_cfg = MLTCP_PARAMS_INIT;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -69,12 +70,14 @@ struct {
 	__type(value, struct mltcp_hint);
 } mltcp_hints SEC(".maps");
 
+/* Per-flow stats, in the socket itself: no capacity, no key to compute per
+ * ack; read through the iterator mltcp_stats_iter below. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MLTCP_MAX_FLOWS);
-	__type(key, struct mltcp_flow_key);
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct mltcp_flow_stats);
-} mltcp_stats SEC(".maps");
+} mltcp_flows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -113,13 +116,6 @@ static __always_inline int tcp_is_cwnd_limited(const struct sock *sk)
 	if (tcp_in_slow_start(tp))
 		return tp->snd_cwnd < 2 * tp->max_packets_out;
 	return !!BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
-}
-
-static __always_inline const struct mltcp_params *mltcp_params_get(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&mltcp_config, &zero);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -212,69 +208,33 @@ static __always_inline int mltcp_apply_hint(struct sock *sk, struct mltcp_iter *
 	return 1;
 }
 
-static __always_inline void mltcp_flow_key(const struct sock *sk,
-					   struct mltcp_flow_key *key)
-{
-	const struct sock_common *c = &sk->__sk_common;
-
-	__builtin_memset(key, 0, sizeof(*key));
-	key->netns = c->skc_net.net->ns.inum;
-	key->family = c->skc_family;
-	/* inet_sport, not skc_num: the port is unhashed (skc_num = 0) before
-	 * .release runs at close, and release must find the same key. */
-	key->sport = bpf_ntohs(((const struct inet_sock *)sk)->inet_sport);
-	key->dport = bpf_ntohs(c->skc_dport);
-	if (key->family == AF_INET6) {
-		key->saddr[0] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[0];
-		key->saddr[1] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[1];
-		key->saddr[2] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[2];
-		key->saddr[3] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[3];
-		key->daddr[0] = c->skc_v6_daddr.in6_u.u6_addr32[0];
-		key->daddr[1] = c->skc_v6_daddr.in6_u.u6_addr32[1];
-		key->daddr[2] = c->skc_v6_daddr.in6_u.u6_addr32[2];
-		key->daddr[3] = c->skc_v6_daddr.in6_u.u6_addr32[3];
-	} else {
-		key->saddr[0] = c->skc_rcv_saddr;
-		key->daddr[0] = c->skc_daddr;
-	}
-}
-
 static __always_inline void mltcp_stats_update(struct sock *sk,
 					       const struct mltcp_iter *it,
-					       const struct mltcp_params *p,
 					       __u32 variant)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp_flow_stats *st, fresh = {};
-	struct mltcp_flow_key key;
+	struct mltcp_flow_stats *st;
 
-	mltcp_flow_key(sk, &key);
-	st = bpf_map_lookup_elem(&mltcp_stats, &key);
-	if (!st) {
-		fresh.variant = variant;
-		bpf_map_update_elem(&mltcp_stats, &key, &fresh, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&mltcp_stats, &key);
-		if (!st)
-			return;	/* table full: this flow is not shown */
-	}
+	st = bpf_sk_storage_get(&mltcp_flows, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!st)
+		return;	/* no memory: this flow is not shown */
+	st->variant = variant;
 	st->iter_bytes = it->iter_bytes;
 	st->bytes_per_iter = it->bytes_per_iter;
 	st->bytes_acked = tp->bytes_acked;
 	st->iterations = it->iterations;
 	st->hinted = it->hinted;
 	st->ratio = mltcp_iter_ratio(it);
-	st->gain = mltcp_gain_of_ratio(p, st->ratio);
+	st->gain = mltcp_gain_of_ratio(&mltcp_cfg, st->ratio);
 	st->cwnd = tp->snd_cwnd;
 	st->ssthresh = tp->snd_ssthresh;
 	st->srtt_us = tp->srtt_us >> 3;
 }
 
+/* .release: the socket leaves MLTCP (close, or another congestion control). */
 static __always_inline void mltcp_stats_delete(struct sock *sk)
 {
-	struct mltcp_flow_key key;
-
-	mltcp_flow_key(sk, &key);
-	bpf_map_delete_elem(&mltcp_stats, &key);
+	bpf_sk_storage_delete(&mltcp_flows, sk);
 }
 
 /* Every ack that acknowledges data: hints first, then the bytes. */
@@ -282,19 +242,16 @@ static __always_inline void mltcp_track_ack(struct sock *sk, struct mltcp_iter *
 					    __u32 variant)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	const struct mltcp_params *p = mltcp_params_get();
 
 	mltcp_apply_hint(sk, it);
 	mltcp_iter_on_ack(it, tp->bytes_acked, mltcp_now_us(tp));
-	if (p)
-		mltcp_stats_update(sk, it, p, variant);
+	mltcp_stats_update(sk, it, variant);
 }
 
 /* Sending resumes with nothing in flight: a hint or a detected boundary. */
 static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	const struct mltcp_params *p;
 
 	if (mltcp_apply_hint(sk, it))
 		return;
@@ -312,10 +269,7 @@ static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_i
 	 * pause the queues were empty, so the chronograph is UNSPEC or BUSY. */
 	if (BPF_CORE_READ_BITFIELD(tp, chrono_type) >= TCP_CHRONO_RWND_LIMITED)
 		return;
-	p = mltcp_params_get();
-	if (!p)
-		return;
-	mltcp_iter_on_tx_start(it, p, tp->bytes_acked, mltcp_now_us(tp),
+	mltcp_iter_on_tx_start(it, &mltcp_cfg, tp->bytes_acked, mltcp_now_us(tp),
 			       tp->srtt_us >> 3);
 }
 
@@ -345,8 +299,6 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	const struct mltcp_params *p;
-	__u32 w;
 
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 	if (!tcp_is_cwnd_limited(sk))
@@ -356,20 +308,15 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	p = mltcp_params_get();
-	w = p ? mltcp_reno_flow_ai_w(&ca->f, p, tp->snd_cwnd) : tp->snd_cwnd;
-	tcp_cong_avoid_ai(tp, w, acked);
+	tcp_cong_avoid_ai(tp, mltcp_reno_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd), acked);
 }
 
 SEC("struct_ops/mltcp_reno_ssthresh")
 __u32 BPF_PROG(mltcp_reno_ssthresh, struct sock *sk)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
-	const struct mltcp_params *p = mltcp_params_get();
-	__u32 cwnd = tcp_sk(sk)->snd_cwnd;
 
-	return p ? mltcp_reno_flow_ssthresh(&ca->f, p, cwnd)
-		 : mltcp_ssthresh(cwnd, MLTCP_RENO_BETA);
+	return mltcp_reno_flow_ssthresh(&ca->f, &mltcp_cfg, tcp_sk(sk)->snd_cwnd);
 }
 
 SEC("struct_ops/mltcp_reno_undo_cwnd")
@@ -466,8 +413,6 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	const struct mltcp_params *p;
-	__u32 now = mltcp_now_us(tp), w;
 
 	mltcp_cubic_guard(sk, ca);
 	if (!tcp_is_cwnd_limited(sk))
@@ -477,23 +422,16 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	p = mltcp_params_get();
-	w = p ? mltcp_cubic_flow_ai_w(&ca->f, p, tp->snd_cwnd, acked, now)
-	      : mltcp_bictcp_cong_avoid(&ca->f.bic, tp->snd_cwnd, acked, now, MLTCP_GAIN_ONE);
-	tcp_cong_avoid_ai(tp, w, acked);
+	tcp_cong_avoid_ai(tp, mltcp_cubic_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd, acked,
+						    mltcp_now_us(tp)), acked);
 }
 
 SEC("struct_ops/mltcp_cubic_recalc_ssthresh")
 __u32 BPF_PROG(mltcp_cubic_recalc_ssthresh, struct sock *sk)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
-	const struct mltcp_params *p = mltcp_params_get();
-	__u32 cwnd = tcp_sk(sk)->snd_cwnd;
 
-	if (p)
-		return mltcp_cubic_flow_ssthresh(&ca->f, p, cwnd);
-	mltcp_bictcp_on_loss(&ca->f.bic, cwnd);
-	return mltcp_ssthresh(cwnd, MLTCP_CUBIC_BETA);
+	return mltcp_cubic_flow_ssthresh(&ca->f, &mltcp_cfg, tcp_sk(sk)->snd_cwnd);
 }
 
 SEC("struct_ops/mltcp_cubic_state")
@@ -568,3 +506,63 @@ struct tcp_congestion_ops mltcp_cubic = {
 	.flags		= TCP_CONG_NON_RESTRICTED,
 	.name		= MLTCP_CC_CUBIC,
 };
+
+/* ---------------------------------------------------------------------- */
+/* `mltcpctl stats`: one struct mltcp_flow_record per MLTCP socket.         */
+
+/* The flow's addresses, read when the stats are read rather than per ack. */
+static __always_inline void mltcp_flow_key(const struct sock *sk,
+					   struct mltcp_flow_key *key)
+{
+	const struct sock_common *c = &sk->__sk_common;
+
+	key->netns = c->skc_net.net->ns.inum;
+	key->family = c->skc_family;
+	key->sport = c->skc_num;
+	key->dport = bpf_ntohs(c->skc_dport);
+	if (key->family == AF_INET6) {
+		key->saddr[0] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[0];
+		key->saddr[1] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[1];
+		key->saddr[2] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[2];
+		key->saddr[3] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[3];
+		key->daddr[0] = c->skc_v6_daddr.in6_u.u6_addr32[0];
+		key->daddr[1] = c->skc_v6_daddr.in6_u.u6_addr32[1];
+		key->daddr[2] = c->skc_v6_daddr.in6_u.u6_addr32[2];
+		key->daddr[3] = c->skc_v6_daddr.in6_u.u6_addr32[3];
+	} else {
+		key->saddr[0] = c->skc_rcv_saddr;
+		key->daddr[0] = c->skc_daddr;
+	}
+}
+
+/*
+ * Pinned by mltcpctl load as MLTCP_PIN_STATS: each read of that file walks
+ * the TCP sockets of the reader's network namespace (the kernel's "tcp"
+ * iterator, as in the selftest bpf_iter_bpf_sk_storage_helpers.c) and
+ * writes the record of each that has MLTCP stats.  mltcpctl reads it once
+ * per namespace.  The storage map's own iterator (iter/bpf_sk_storage_map,
+ * one walk for every namespace) would be simpler, but the host kernel
+ * (6.18.44-fc) refuses to load any map iterator with EPERM.
+ */
+SEC("iter/tcp")
+int mltcp_stats_iter(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct mltcp_flow_stats *st;
+	struct mltcp_flow_record rec;
+	struct tcp_sock *tp;
+
+	if (!skc)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp)
+		return 0;	/* a request or time-wait socket */
+	st = bpf_sk_storage_get(&mltcp_flows, tp, NULL, 0);
+	if (!st)
+		return 0;	/* not an MLTCP socket, or no ack yet */
+	__builtin_memset(&rec, 0, sizeof(rec));
+	mltcp_flow_key((const struct sock *)tp, &rec.key);
+	rec.stats = *st;
+	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
+	return 0;
+}

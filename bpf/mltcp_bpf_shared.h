@@ -2,7 +2,7 @@
 /*
  * mltcp_bpf_shared.h - the layout shared by the MLTCP BPF programs
  * (mltcp.bpf.c, mltcp_sockops.bpf.c) and userspace (mltcpctl, libmltcp):
- * map values, stats keys, variant names and the bpffs pin layout.
+ * map values, the stats records, variant names and the bpffs pin layout.
  *
  * Included from BPF (after vmlinux.h) and from userspace C/C++ (after
  * <linux/types.h>); only __u* types are used.
@@ -17,8 +17,11 @@
 
 /* Everything MLTCP pins lives below this bpffs directory. */
 #define MLTCP_PIN_DIR		"/sys/fs/bpf/mltcp"
+/* The program's .data map: its global struct mltcp_params mltcp_cfg. */
 #define MLTCP_PIN_CONFIG	MLTCP_PIN_DIR "/config"
 #define MLTCP_PIN_HINTS		MLTCP_PIN_DIR "/hints"
+/* A bpf_iter link over the TCP sockets: each read() of this file gives one
+ * struct mltcp_flow_record per MLTCP socket of the reader's namespace. */
 #define MLTCP_PIN_STATS		MLTCP_PIN_DIR "/stats"
 #define MLTCP_PIN_STATE		MLTCP_PIN_DIR "/state"
 /* struct_ops registration: "<dir>/link_<cc>" (link) or "<dir>/ops_<cc>" (map) */
@@ -33,7 +36,7 @@ struct mltcp_hint {
 	__u64 applied_seq;	/* last seq the datapath applied */
 };
 
-/* Stats key: one live TCP connection. */
+/* The addresses of one live TCP connection (in a stats record). */
 struct mltcp_flow_key {
 	__u32 netns;		/* network namespace inode number */
 	__u16 family;		/* AF_INET or AF_INET6 */
@@ -49,8 +52,9 @@ enum mltcp_variant {
 	MLTCP_VARIANT_CUBIC = 2,
 };
 
-/* Stats value, refreshed on every ack; removed when the socket releases
- * its congestion control (close, or a switch to another one). */
+/* Per-socket stats (socket-local storage), refreshed on every ack; removed
+ * when the socket releases its congestion control (close, or a switch to
+ * another one). */
 struct mltcp_flow_stats {
 	__u64 iter_bytes;	/* bytes acked in the current iteration */
 	__u64 bytes_per_iter;	/* learned or hinted bytes per iteration */
@@ -65,6 +69,12 @@ struct mltcp_flow_stats {
 	__u32 variant;		/* enum mltcp_variant */
 	__u32 hint_seq;		/* last hint seq applied (low 32 bits) */
 	__u32 pad;
+};
+
+/* What the stats iterator writes per socket. */
+struct mltcp_flow_record {
+	struct mltcp_flow_key key;
+	struct mltcp_flow_stats stats;
 };
 
 /* Host state remembered across mltcpctl runs (array map, 1 entry). */

@@ -26,47 +26,11 @@
 
 #include "mltcp_compat.h"
 #include "mltcp_params.h"
+#include "mltcp_dcqcn_params.h"
 
 #define MLTCP_DCQCN_ALPHA_SHIFT		20
 #define MLTCP_DCQCN_ALPHA_ONE		(1U << MLTCP_DCQCN_ALPHA_SHIFT)
 #define MLTCP_DCQCN_MAX_CATCHUP		64U	/* increase steps per call */
-
-/* Defaults: the DCQCN paper's 40 Gbit/s settings (see docs/design.md). */
-#define MLTCP_DCQCN_DEF_LINE_BPS	40000000000ULL	/* 40 Gbit/s */
-#define MLTCP_DCQCN_DEF_MIN_BPS		100000000ULL	/* 100 Mbit/s */
-#define MLTCP_DCQCN_DEF_RAI_BPS		40000000ULL	/* 40 Mbit/s */
-#define MLTCP_DCQCN_DEF_RHAI_BPS	200000000ULL	/* 200 Mbit/s */
-#define MLTCP_DCQCN_DEF_BYTE_COUNTER	(10ULL * 1000 * 1000)	/* 10 MB */
-#define MLTCP_DCQCN_DEF_G_INV		256U	/* g = 1/256 */
-#define MLTCP_DCQCN_DEF_ALPHA_US	55U
-#define MLTCP_DCQCN_DEF_RATE_US		55U
-#define MLTCP_DCQCN_DEF_FR_STAGES	5U
-#define MLTCP_DCQCN_DEF_CNP_US		50U
-
-/* Ranges enforced by mltcp_dcqcn_params_validate(). */
-#define MLTCP_DCQCN_LINE_BPS_MIN	1000000ULL		/* 1 Mbit/s */
-#define MLTCP_DCQCN_LINE_BPS_MAX	1600000000000ULL	/* 1.6 Tbit/s */
-#define MLTCP_DCQCN_G_INV_MIN		2U
-#define MLTCP_DCQCN_G_INV_MAX		65536U
-#define MLTCP_DCQCN_TIMER_US_MIN	1U
-#define MLTCP_DCQCN_TIMER_US_MAX	1000000U	/* 1 s */
-#define MLTCP_DCQCN_FR_STAGES_MAX	64U
-#define MLTCP_DCQCN_BYTE_COUNTER_MIN	1024ULL
-#define MLTCP_DCQCN_BYTE_COUNTER_MAX	(1ULL << 40)
-
-struct mltcp_dcqcn_params {
-	__u64 line_rate_bps;	/* R_C and R_T never exceed this */
-	__u64 min_rate_bps;	/* a cut never goes below this */
-	__u64 rai_bps;		/* additive increase step R_AI */
-	__u64 rhai_bps;		/* hyper increase step R_HAI */
-	__u64 byte_counter;	/* bytes per byte-counter expiry */
-	__u32 g_inv;		/* alpha EWMA gain is 1/g_inv */
-	__u32 alpha_timer_us;	/* alpha decay period */
-	__u32 rate_timer_us;	/* rate increase period */
-	__u32 fr_stages;	/* fast recovery stages F */
-	__u32 cnp_interval_us;	/* notification point: min gap between CNPs */
-	__u32 pad;
-};
 
 struct mltcp_dcqcn_rp {
 	__u64 rate_cur_bps;	/* R_C: the rate the sender paces at */
@@ -85,85 +49,6 @@ struct mltcp_dcqcn_np {
 	__u32 sent_any;
 	__u32 pad;
 };
-
-enum mltcp_dcqcn_param_error {
-	MLTCP_DCQCN_PARAM_OK = 0,
-	MLTCP_DCQCN_PARAM_BAD_LINE_RATE,
-	MLTCP_DCQCN_PARAM_BAD_MIN_RATE,
-	MLTCP_DCQCN_PARAM_BAD_STEP,
-	MLTCP_DCQCN_PARAM_BAD_BYTE_COUNTER,
-	MLTCP_DCQCN_PARAM_BAD_G,
-	MLTCP_DCQCN_PARAM_BAD_TIMER,
-	MLTCP_DCQCN_PARAM_BAD_FR_STAGES,
-};
-
-MLTCP_INLINE void mltcp_dcqcn_params_default(struct mltcp_dcqcn_params *p)
-{
-	p->line_rate_bps = MLTCP_DCQCN_DEF_LINE_BPS;
-	p->min_rate_bps = MLTCP_DCQCN_DEF_MIN_BPS;
-	p->rai_bps = MLTCP_DCQCN_DEF_RAI_BPS;
-	p->rhai_bps = MLTCP_DCQCN_DEF_RHAI_BPS;
-	p->byte_counter = MLTCP_DCQCN_DEF_BYTE_COUNTER;
-	p->g_inv = MLTCP_DCQCN_DEF_G_INV;
-	p->alpha_timer_us = MLTCP_DCQCN_DEF_ALPHA_US;
-	p->rate_timer_us = MLTCP_DCQCN_DEF_RATE_US;
-	p->fr_stages = MLTCP_DCQCN_DEF_FR_STAGES;
-	p->cnp_interval_us = MLTCP_DCQCN_DEF_CNP_US;
-	p->pad = 0;
-}
-
-MLTCP_INLINE enum mltcp_dcqcn_param_error
-mltcp_dcqcn_params_validate(const struct mltcp_dcqcn_params *p)
-{
-	if (p->line_rate_bps < MLTCP_DCQCN_LINE_BPS_MIN ||
-	    p->line_rate_bps > MLTCP_DCQCN_LINE_BPS_MAX)
-		return MLTCP_DCQCN_PARAM_BAD_LINE_RATE;
-	if (p->min_rate_bps == 0 || p->min_rate_bps > p->line_rate_bps)
-		return MLTCP_DCQCN_PARAM_BAD_MIN_RATE;
-	if (p->rai_bps == 0 || p->rai_bps > p->line_rate_bps ||
-	    p->rhai_bps < p->rai_bps || p->rhai_bps > p->line_rate_bps)
-		return MLTCP_DCQCN_PARAM_BAD_STEP;
-	if (p->byte_counter < MLTCP_DCQCN_BYTE_COUNTER_MIN ||
-	    p->byte_counter > MLTCP_DCQCN_BYTE_COUNTER_MAX)
-		return MLTCP_DCQCN_PARAM_BAD_BYTE_COUNTER;
-	if (p->g_inv < MLTCP_DCQCN_G_INV_MIN || p->g_inv > MLTCP_DCQCN_G_INV_MAX)
-		return MLTCP_DCQCN_PARAM_BAD_G;
-	if (p->alpha_timer_us < MLTCP_DCQCN_TIMER_US_MIN ||
-	    p->alpha_timer_us > MLTCP_DCQCN_TIMER_US_MAX ||
-	    p->rate_timer_us < MLTCP_DCQCN_TIMER_US_MIN ||
-	    p->rate_timer_us > MLTCP_DCQCN_TIMER_US_MAX ||
-	    p->cnp_interval_us > MLTCP_DCQCN_TIMER_US_MAX)
-		return MLTCP_DCQCN_PARAM_BAD_TIMER;
-	if (p->fr_stages > MLTCP_DCQCN_FR_STAGES_MAX)
-		return MLTCP_DCQCN_PARAM_BAD_FR_STAGES;
-	return MLTCP_DCQCN_PARAM_OK;
-}
-
-#if !defined(__bpf__)
-MLTCP_INLINE const char *
-mltcp_dcqcn_params_reason(enum mltcp_dcqcn_param_error e)
-{
-	switch (e) {
-	case MLTCP_DCQCN_PARAM_OK:
-		return "ok";
-	case MLTCP_DCQCN_PARAM_BAD_LINE_RATE:
-		return "line rate must be in [1 Mbit/s, 1.6 Tbit/s]";
-	case MLTCP_DCQCN_PARAM_BAD_MIN_RATE:
-		return "min rate must be in [1 bit/s, line rate]";
-	case MLTCP_DCQCN_PARAM_BAD_STEP:
-		return "R_AI must be in [1 bit/s, line rate] and R_HAI in [R_AI, line rate]";
-	case MLTCP_DCQCN_PARAM_BAD_BYTE_COUNTER:
-		return "byte counter must be in [1 KiB, 1 TiB]";
-	case MLTCP_DCQCN_PARAM_BAD_G:
-		return "1/g must be in [2, 65536]";
-	case MLTCP_DCQCN_PARAM_BAD_TIMER:
-		return "alpha and rate timers must be in [1 us, 1 s], CNP interval in [0, 1 s]";
-	case MLTCP_DCQCN_PARAM_BAD_FR_STAGES:
-		return "fast recovery stages must be in [0, 64]";
-	}
-	return "unknown DCQCN parameter error";
-}
-#endif
 
 MLTCP_INLINE void mltcp_dcqcn_rp_init(struct mltcp_dcqcn_rp *rp,
 				      const struct mltcp_dcqcn_params *p,

@@ -23,10 +23,12 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "endpoint.h"
+#include "mltcp_options.hpp"
 #ifdef MLTCP_DPDK_HAVE_PROFILES
 #include "iteration.h"
 #include "profile.h"
@@ -62,10 +64,10 @@ struct Options {
 	uint32_t rcv_wnd = 2048;
 	uint64_t send_queue = 0;	// 0: kDefaultSendQueue or two messages
 	uint64_t line_rate_bps = 10000000000ULL;
-	uint32_t dcqcn_timer_us = MLTCP_DCQCN_DEF_RATE_US;
-	uint32_t cnp_interval_us = MLTCP_DCQCN_DEF_CNP_US;
+	uint32_t dcqcn_timer_us = (uint32_t)mltcp::dcqcn_spec::rate_timer_us.def;
+	uint32_t cnp_interval_us = (uint32_t)mltcp::dcqcn_spec::cnp_interval_us.def;
 	uint64_t dcqcn_byte_counter = kDefaultByteCounter;
-	uint32_t dcqcn_g_inv = MLTCP_DCQCN_DEF_G_INV;
+	uint32_t dcqcn_g_inv = (uint32_t)mltcp::dcqcn_spec::g_inv.def;
 	uint64_t count = 20000, size = 64;
 	double timeout_s = 60;
 	bool sha = true;
@@ -80,7 +82,7 @@ struct Options {
 	uint32_t idle_us = 0;
 	uint64_t min_rto_us = 10000;
 	uint64_t idle_restart_ms = 200;
-	bool scale_decrease = true;
+	mltcp_params mltcp = MLTCP_PARAMS_INIT;	// --<name> rows of the core's table
 	bool ecn = false;
 	std::vector<std::string> eal;
 };
@@ -135,8 +137,7 @@ void Usage(FILE *f)
 		"                       emu: one line per iteration (losses, cwnd, F, rate, CNPs)\n"
 		"  --ecn                window modes: send ECN-capable packets and reduce the window\n"
 		"                       once per window when a CNP echoes a CE mark (RFC 3168)\n"
-		"  --no-scale-decrease  mltcp modes: a loss keeps beta of the window, not beta * F\n"
-		"                       (core scale_decrease = 0, for comparisons)\n"
+		"  --no-scale-decrease  same as --scale-decrease 0 (below)\n"
 		"  --hold               after the results, stay attached to the port (without\n"
 		"                       polling) until SIGINT/SIGTERM: keeps a memif peer connected\n"
 		"  --no-yield           never sched_yield(); by default a poll that finds nothing\n"
@@ -158,8 +159,10 @@ void Usage(FILE *f)
 		"  mltcp-dpdk recv --local-ip 10.0.0.2 -- --no-huge --no-pci -m 256 -l 1 \\\n"
 		"      --file-prefix=rx --vdev=net_memif0,role=server,socket=/run/x.sock\n"
 		"  mltcp-dpdk send --local-ip 10.0.0.1 --peer-ip 10.0.0.2 -- --no-huge --no-pci \\\n"
-		"      -m 256 -l 0 --file-prefix=tx --vdev=net_memif0,role=client,socket=/run/x.sock\n",
+		"      -m 256 -l 0 --file-prefix=tx --vdev=net_memif0,role=client,socket=/run/x.sock\n"
+		"MLTCP parameters of the mltcp modes (core/mltcp_param_table.h; --name N or --name=N):\n",
 		CcNameList());
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", 21).c_str(), f);
 }
 
 uint64_t ParseU64(const char *opt, const char *v)
@@ -184,7 +187,7 @@ uint64_t ParseRange(const char *opt, const char *v, uint64_t min, uint64_t max,
 
 uint32_t ParseTimerUs(const char *opt, const char *v, uint32_t min)
 {
-	return (uint32_t)ParseRange(opt, v, min, MLTCP_DCQCN_TIMER_US_MAX, " us");
+	return (uint32_t)ParseRange(opt, v, min, mltcp::dcqcn_spec::rate_timer_us.max, " us");
 }
 
 double ParseFrac(const char *opt, const char *v)
@@ -214,6 +217,14 @@ Options ParseArgs(int argc, char **argv)
 		}
 	for (int i = dash + 1; i < argc; i++)
 		o.eal.push_back(argv[i]);
+	// The core's parameters first; getopt_long sees the rest.
+	std::vector<char *> rest;
+	try {
+		rest = mltcp::TakeParamOptions(o.mltcp, "", dash, argv, 2);
+	} catch (const std::invalid_argument &e) {
+		Die(kExitUsage, e.what());
+	}
+	const int nrest = (int)rest.size() - 1;
 	static const option longopts[] = {
 		{"port", 1, 0, 'p'},	    {"local-ip", 1, 0, 'l'},   {"peer-ip", 1, 0, 'P'},
 		{"cc", 1, 0, 'c'},	    {"loss", 1, 0, 'L'},       {"reorder", 1, 0, 'R'},
@@ -231,7 +242,7 @@ Options ParseArgs(int argc, char **argv)
 		{"dcqcn-g-inv", 1, 0, 'g'},   {"send-queue", 1, 0, 'K'}, {0, 0, 0, 0}};
 	optind = 2;
 	int c;
-	while ((c = getopt_long(dash, argv, "", longopts, nullptr)) != -1) {
+	while ((c = getopt_long(nrest, rest.data(), "", longopts, nullptr)) != -1) {
 		const char *name = "";
 		for (auto *lo = longopts; lo->name; lo++)
 			if (lo->val == c)
@@ -251,13 +262,13 @@ Options ParseArgs(int argc, char **argv)
 		case 'w': o.rcv_wnd = (uint32_t)ParseU64(name, optarg); break;
 		case 'K': o.send_queue = ParseU64(name, optarg); break;
 		case 'r': o.line_rate_bps = ParseU64(name, optarg); break;
-		case 'G': o.dcqcn_timer_us = ParseTimerUs(name, optarg, MLTCP_DCQCN_TIMER_US_MIN); break;
+		case 'G': o.dcqcn_timer_us = ParseTimerUs(name, optarg, (uint32_t)mltcp::dcqcn_spec::rate_timer_us.min); break;
 		case 'Q': o.cnp_interval_us = ParseTimerUs(name, optarg, 0); break;
-		case 'B': o.dcqcn_byte_counter = ParseRange(name, optarg, MLTCP_DCQCN_BYTE_COUNTER_MIN,
-						      MLTCP_DCQCN_BYTE_COUNTER_MAX);
+		case 'B': o.dcqcn_byte_counter = ParseRange(name, optarg, mltcp::dcqcn_spec::byte_counter.min,
+						      mltcp::dcqcn_spec::byte_counter.max);
 			break;
-		case 'g': o.dcqcn_g_inv = (uint32_t)ParseRange(name, optarg, MLTCP_DCQCN_G_INV_MIN,
-							     MLTCP_DCQCN_G_INV_MAX);
+		case 'g': o.dcqcn_g_inv = (uint32_t)ParseRange(name, optarg, mltcp::dcqcn_spec::g_inv.min,
+							     mltcp::dcqcn_spec::g_inv.max);
 			break;
 		case 'n': o.count = ParseU64(name, optarg); break;
 		case 's': o.size = ParseU64(name, optarg); break;
@@ -272,7 +283,7 @@ Options ParseArgs(int argc, char **argv)
 		case 'T': o.t0_us = ParseU64(name, optarg); break;
 		case 'H': o.hints = true; break;
 		case 'v': o.verbose = true; break;
-		case 'D': o.scale_decrease = false; break;
+		case 'D': o.mltcp.scale_decrease = 0; break;
 		case 'e': o.ecn = true; break;
 		case 'O': o.hold = true; break;
 		case 'Y': o.yield = false; break;
@@ -284,9 +295,11 @@ Options ParseArgs(int argc, char **argv)
 		default: Die(kExitUsage, "bad option (see mltcp-dpdk --help)");
 		}
 	}
-	if (optind < dash)
-		Die(kExitUsage, std::string("unexpected argument '") + argv[optind] +
+	if (optind < nrest)
+		Die(kExitUsage, std::string("unexpected argument '") + rest[optind] +
 					"' (EAL arguments go after --)");
+	if (const char *why = mltcp::ParamTable<mltcp_params>::Check(o.mltcp))
+		Die(kExitUsage, why);
 	return o;
 }
 
@@ -305,7 +318,7 @@ CcConfig MakeCc(const Options &o)
 	cc.dcqcn.cnp_interval_us = o.cnp_interval_us;
 	cc.dcqcn.g_inv = o.dcqcn_g_inv;
 	cc.max_cwnd = o.rcv_wnd;
-	cc.mltcp.scale_decrease = o.scale_decrease ? 1 : 0;
+	cc.mltcp = o.mltcp;
 	cc.ecn = o.ecn;
 	return cc;
 }

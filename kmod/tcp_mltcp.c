@@ -49,37 +49,25 @@
 /* Module parameters: one struct mltcp_params shared by both variants.     */
 
 /*
- * Parameters start at the core's defaults.  Load-time arguments such as
- * "modprobe tcp_mltcp slope=..." go through mltcp_param_set() like runtime
- * writes, in the order given.
+ * One module parameter per row of the core's MLTCP_PARAMS_TABLE
+ * (core/mltcp_param_table.h), starting at the table's defaults.  Load-time
+ * arguments such as "modprobe tcp_mltcp slope=..." go through
+ * mltcp_param_set() like runtime writes, in the order given.
  */
-static struct mltcp_params mltcp_params __read_mostly = {
-	.enabled	= 1,
-	.slope		= MLTCP_DEF_SLOPE,
-	.intercept	= MLTCP_DEF_INTERCEPT,
-	.gain_min	= MLTCP_DEF_GAIN_MIN,
-	.gain_max	= MLTCP_DEF_GAIN_MAX,
-	.idle_min_us	= MLTCP_DEF_IDLE_MIN_US,
-	.idle_max_us	= MLTCP_DEF_IDLE_MAX_US,
-	.idle_rtt_mult	= MLTCP_DEF_IDLE_RTT_MULT,
-	.scale_decrease	= MLTCP_DEF_SCALE_DECREASE,
-};
+static struct mltcp_params mltcp_params __read_mostly = MLTCP_PARAMS_INIT;
 
 static DEFINE_MUTEX(mltcp_params_lock);
 
-/* Give the field of *p that corresponds to the live field `live` value v. */
+/* Give the field of *p that corresponds to the live field `live` value v.
+ * Field by field, by address: with a store at the live field's offset into
+ * the copy instead, GCC 12 validated the old value of the first field
+ * (enabled=2 was accepted in the VM test). */
 static void mltcp_param_assign(struct mltcp_params *p, const void *live, u32 v)
 {
-#define MLTCP_ASSIGN(f) do { if (live == &mltcp_params.f) p->f = v; } while (0)
-	MLTCP_ASSIGN(enabled);
-	MLTCP_ASSIGN(slope);
-	MLTCP_ASSIGN(intercept);
-	MLTCP_ASSIGN(gain_min);
-	MLTCP_ASSIGN(gain_max);
-	MLTCP_ASSIGN(idle_min_us);
-	MLTCP_ASSIGN(idle_max_us);
-	MLTCP_ASSIGN(idle_rtt_mult);
-	MLTCP_ASSIGN(scale_decrease);
+#define MLTCP_ASSIGN(type, field, unit, def, lo, hi, help)		\
+	if (live == &mltcp_params.field)				\
+		p->field = v;
+	MLTCP_PARAMS_TABLE(MLTCP_ASSIGN)
 #undef MLTCP_ASSIGN
 }
 
@@ -120,19 +108,12 @@ static const struct kernel_param_ops mltcp_param_ops = {
 	.get = param_get_uint,
 };
 
-#define MLTCP_PARAM(field, desc)						\
+/* Every field is a u32: mltcp_param_set() parses and stores one. */
+#define MLTCP_MODULE_PARAM(type, field, unit, def, lo, hi, help)		\
+	static_assert(sizeof(((struct mltcp_params *)0)->field) == sizeof(u32)); \
 	module_param_cb(field, &mltcp_param_ops, &mltcp_params.field, 0644);	\
-	MODULE_PARM_DESC(field, desc)
-
-MLTCP_PARAM(enabled, "1: scale growth by F; 0: behave exactly like reno/cubic");
-MLTCP_PARAM(slope, "F slope, units of 1/1024 (0..8192, default 1536)");
-MLTCP_PARAM(intercept, "F at bytes_ratio 0, units of 1/1024 (16..4096, default 256)");
-MLTCP_PARAM(gain_min, "lower clamp of F, units of 1/1024 (16..1024, default 64)");
-MLTCP_PARAM(gain_max, "upper clamp of F, units of 1/1024 (1024..16384, default 4096)");
-MLTCP_PARAM(idle_min_us, "lower bound of the iteration idle threshold, us (50..10000000, default 2000)");
-MLTCP_PARAM(idle_max_us, "upper bound of the iteration idle threshold, us (50..10000000, default 50000)");
-MLTCP_PARAM(idle_rtt_mult, "idle threshold is at least this many smoothed RTTs (1..64, default 8)");
-MLTCP_PARAM(scale_decrease, "1: a loss keeps beta*F of cwnd (within [beta/2, (1+beta)/2]); 0: the base's beta (0..1, default 1)");
+	MODULE_PARM_DESC(field, MLTCP_PT_DESC(field, unit, def, lo, hi, help));
+MLTCP_PARAMS_TABLE(MLTCP_MODULE_PARAM)
 
 static const struct mltcp_params *mltcp_p(void)
 {

@@ -32,10 +32,12 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "iteration.h"
+#include "mltcp_options.hpp"
 #include "qp_control.h"
 #include "roce_observer.h"
 #include "roce_wire.h"
@@ -129,7 +131,7 @@ struct Options {
 	uint64_t rai_mbps = 0, rhai_mbps = 0;	// 0: line/50, line/10
 	uint64_t min_mbps = 0;			// 0: line/100
 	uint32_t rate_timer_us = 1000, byte_counter = 0;
-	uint32_t fr_stages = MLTCP_DCQCN_DEF_FR_STAGES;
+	uint32_t fr_stages = (uint32_t)mltcp::dcqcn_spec::fr_stages.def;
 	bool hints = false;
 	std::string cnp_map;		// pinned BPF map: QPN -> CNPs received
 	std::string ce_map;		// pinned BPF map: QPN -> CE marks (server)
@@ -139,6 +141,7 @@ struct Options {
 	uint64_t dump = 0;
 	bool detach = false, stats = false;
 	QpConfig qp;
+	mltcp_params mltcp = MLTCP_PARAMS_INIT;	// --<name> rows of the core's table
 	int idle_timeout_s = 30;
 	bool verbose = false;
 };
@@ -412,7 +415,7 @@ class Client {
 uint64_t line_rate_timer_bytes(uint64_t line_bps, uint32_t timer_us)
 {
 	const uint64_t bytes = line_bps / 8 * timer_us / 1000000;
-	return std::max<uint64_t>(bytes, MLTCP_DCQCN_BYTE_COUNTER_MIN);
+	return std::max<uint64_t>(bytes, mltcp::dcqcn_spec::byte_counter.min);
 }
 
 mltcp::DcqcnParams dcqcn_params(const Options &o)
@@ -455,7 +458,7 @@ int run_client(const Options &o)
 	const uint64_t t0 = o.t0_us ? o.t0_us : real_us();
 	// Two messages of burst: a pacing wake-up that comes late (timer slack,
 	// a busy CPU) is made up by the next post instead of lost.
-	QpControl ctl(mode, mltcp::Params(), dcqcn_params(o), o.rate_mbps * 1000000,
+	QpControl ctl(mode, mltcp::Params(o.mltcp), dcqcn_params(o), o.rate_mbps * 1000000,
 		      kBurstMsgs * o.qp.msg_bytes, now_ns());
 	Client cl(o, c.get(), &ctl);
 	if (mode == Control::kFixed)
@@ -650,6 +653,10 @@ void usage(FILE *f)
 	      "  --cnp-map PATH      pinned BPF map QPN -> CNPs received (from observe);\n"
 	      "                      feeds the reaction point\n"
 	      "\n"
+	      "MLTCP parameters of mltcp_dcqcn (core/mltcp_param_table.h; --name N or --name=N):\n",
+	      f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", 19).c_str(), f);
+	fputs("\n"
 	      "Exit status: 0 ok, 2 usage, 3 RDMA device or connection, 4 transfer failed\n"
 	      "(peer gone, checksum mismatch, timeout) or a wrong ICRC (icrc-check).\n",
 	      f);
@@ -695,10 +702,20 @@ Options parse(int argc, char **argv)
 		{"start-us", 1, nullptr, O_START}, {"fr-stages", 1, nullptr, O_FR},
 		{"pcap", 1, nullptr, O_PCAP}, {"dump", 1, nullptr, O_DUMP},
 		{"verbose", 0, nullptr, 'v'}, {"help", 0, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
+	// The core's parameters first; getopt_long sees the rest.
+	std::vector<char *> rest;
+	try {
+		rest = mltcp::TakeParamOptions(o.mltcp, "", argc, argv, 2);
+	} catch (const std::invalid_argument &e) {
+		fatal(kExitUsage, e.what());
+	}
+	if (const char *why = mltcp::ParamTable<mltcp_params>::Check(o.mltcp))
+		fatal(kExitUsage, why);
+	const int nrest = (int)rest.size() - 1;
 	optind = 2;
 	int ch;
 	const uint64_t kMax = 1ULL << 40;
-	while ((ch = getopt_long(argc, argv, "vh", lo, nullptr)) != -1) {
+	while ((ch = getopt_long(nrest, rest.data(), "vh", lo, nullptr)) != -1) {
 		switch (ch) {
 		case O_HOST: o.host = optarg; break;
 		case O_SRC: o.src = optarg; break;
@@ -723,9 +740,10 @@ Options parse(int argc, char **argv)
 		case O_RHAI: o.rhai_mbps = parse_u64("--rhai-mbps", optarg, 1, 1600000); break;
 		case O_MIN: o.min_mbps = parse_u64("--min-mbps", optarg, 1, 1600000); break;
 		case O_RTIMER:
-			o.rate_timer_us = (uint32_t)parse_u64("--rate-timer-us", optarg, 1, 1000000);
+			o.rate_timer_us = (uint32_t)parse_u64("--rate-timer-us", optarg, mltcp::dcqcn_spec::rate_timer_us.min,
+							 mltcp::dcqcn_spec::rate_timer_us.max);
 			break;
-		case O_BC: o.byte_counter = (uint32_t)parse_u64("--byte-counter", optarg, 1024, 1U << 31); break;
+		case O_BC: o.byte_counter = (uint32_t)parse_u64("--byte-counter", optarg, mltcp::dcqcn_spec::byte_counter.min, 1U << 31); break;
 		case O_CNPMAP: o.cnp_map = optarg; break;
 		case O_MSG: o.qp.msg_bytes = (uint32_t)parse_u64("--msg", optarg, 64, 1 << 20); break;
 		case O_DEPTH: o.qp.depth = (uint32_t)parse_u64("--depth", optarg, 2, 1024); break;
@@ -733,9 +751,11 @@ Options parse(int argc, char **argv)
 		case O_IDLE: o.idle_timeout_s = (int)parse_u64("--idle-timeout", optarg, 1, 3600); break;
 		case O_CEMAP: o.ce_map = optarg; break;
 		case O_CNPINT:
-			o.cnp_interval_us = (uint32_t)parse_u64("--cnp-interval-us", optarg, 0, 1000000);
+			o.cnp_interval_us = (uint32_t)parse_u64("--cnp-interval-us", optarg, mltcp::dcqcn_spec::cnp_interval_us.min,
+							   mltcp::dcqcn_spec::cnp_interval_us.max);
 			break;
-		case O_FR: o.fr_stages = (uint32_t)parse_u64("--fr-stages", optarg, 0, 64); break;
+		case O_FR: o.fr_stages = (uint32_t)parse_u64("--fr-stages", optarg, mltcp::dcqcn_spec::fr_stages.min,
+							      mltcp::dcqcn_spec::fr_stages.max); break;
 		case O_START: o.start_us = parse_u64("--start-us", optarg, 1, ~0ULL >> 1); break;
 		case O_IFACE: o.iface = optarg; break;
 		case O_PIN: o.pin_dir = optarg; break;
@@ -748,8 +768,8 @@ Options parse(int argc, char **argv)
 		default: usage(stderr); exit(kExitUsage);
 		}
 	}
-	if (optind < argc)
-		fatal(kExitUsage, std::string("unexpected argument '") + argv[optind] + "'");
+	if (optind < nrest)
+		fatal(kExitUsage, std::string("unexpected argument '") + rest[optind] + "'");
 	if (o.mode == "observe" && (o.pin_dir.empty() || (o.iface.empty() && !o.stats)))
 		fatal(kExitUsage, "observe needs --iface IF and --pin DIR (or --pin DIR --stats)");
 	if (o.mode == "icrc-check" && o.pcap.empty())

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
+#include "mltcp_options.hpp"
 #include "sim-profile.h"
 
 namespace mltcp_sim {
@@ -52,8 +54,7 @@ const char* kUsage =
     "  --hints                MLTCP flows get iteration hints instead of detecting\n"
     "  --no-isolated          skip the isolated runs (no ratios)\n"
     "  --bulk                 add a long-lived non-ML flow (base algorithm)\n"
-    "  --slope N --intercept N   MLTCP F in units of 1/1024 (default 1536 and 256)\n"
-    "  --no-scale-decrease    MLTCP TCP losses keep the base's beta (default: beta * F)\n"
+    "  --no-scale-decrease    same as --scale-decrease 0\n"
     "  --min-rto-ms M         TCP minimum RTO (default 10)\n"
     "  --red-kmin K --red-kmax K --red-pmax P   DCQCN ECN marking (packets)\n"
     "  --dcqcn-idle-reset-us U  a DCQCN sender idle for U us restarts at line rate\n"
@@ -62,7 +63,8 @@ const char* kUsage =
     "                         (default 150K, one of the paper's; the core's default is 10M)\n"
     "  --out PREFIX           write PREFIX.csv (per iteration) and PREFIX.json\n"
     "  --quiet                only the RESULT line\n"
-    "  --help                 this text\n";
+    "  --help                 this text\n"
+    "MLTCP parameters (core/mltcp_param_table.h; --name N or --name=N):\n";
 
 double NumberArg(const std::string& opt, const std::string& v, double lo, double hi) {
   char* end = nullptr;
@@ -96,11 +98,17 @@ Options ParseOptions(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
+      std::cout << kUsage << mltcp::ParamHelp<mltcp_params>("  ", true, "", 22);
       std::exit(0);
     }
     if (a.rfind("--", 0) != 0)
       Fail("unexpected argument '" + a + "' (see --help)");
+    try {
+      if (mltcp::ParseParamOption(o.mltcp, "", argc, argv, i))
+        continue;
+    } catch (const std::invalid_argument& e) {
+      Fail(e.what());
+    }
     std::string v;
     bool has_v = false;
     const auto eq = a.find('=');
@@ -145,9 +153,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--no-isolated") { bool f = false; flag(f); o.isolated = false; }
     else if (a == "--bulk") flag(o.bulk);
     else if (a == "--stop-when-done") { bool f = false; flag(f); o.keep_running = false; }
-    else if (a == "--no-scale-decrease") { bool f = false; flag(f); o.scale_decrease = false; }
-    else if (a == "--slope") o.slope = IntArg(a, val(), 0, MLTCP_SLOPE_MAX);
-    else if (a == "--intercept") o.intercept = IntArg(a, val(), MLTCP_INTERCEPT_MIN, MLTCP_INTERCEPT_MAX);
+    else if (a == "--no-scale-decrease") { bool f = false; flag(f); o.mltcp.scale_decrease = 0; }
     else if (a == "--min-rto-ms") o.min_rto_ms = NumberArg(a, val(), 0.1, 10000);
     else if (a == "--red-kmin") o.red_kmin = IntArg(a, val(), 1, 1e6);
     else if (a == "--red-kmax") o.red_kmax = IntArg(a, val(), 1, 1e6);
@@ -164,6 +170,8 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--quiet") flag(o.quiet);
     else Fail("unknown option '" + a + "' (see --help)");
   }
+  if (const char* why = mltcp::ParamTable<mltcp_params>::Check(o.mltcp))
+    Fail(why);
   if (o.topology != "dumbbell" && o.topology != "leafspine")
     Fail("--topology: unknown '" + o.topology + "' (known: dumbbell leafspine)");
   if (o.red_kmin && o.red_kmax && o.red_kmin >= o.red_kmax)

@@ -39,9 +39,7 @@ struct Options {
   bool isolated = true;
   bool bulk = false;
   bool keep_running = true;  // --stop-when-done clears it
-  uint32_t slope = MLTCP_DEF_SLOPE;
-  bool scale_decrease = true;
-  uint32_t intercept = MLTCP_DEF_INTERCEPT;
+  mltcp_params mltcp = MLTCP_PARAMS_INIT;  // --<name> options of the core's table
   double min_rto_ms = 10;
   uint32_t red_kmin = 0, red_kmax = 0;  // packets; 0: automatic
   double red_pmax = 0.2;

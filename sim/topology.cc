@@ -162,9 +162,7 @@ Ptr<JobFlow> Scenario::MakeFlow(uint32_t src, uint32_t dst, CcKind cc) {
   if (CcIsDcqcn(cc)) {
     DcqcnFlowConfig c;
     c.dcqcn = DcqcnParamsForLine(AccessBps(), o_.dcqcn_byte_counter);
-    mltcp_params_default(&c.mltcp);
-    c.mltcp.slope = o_.slope;
-    c.mltcp.intercept = o_.intercept;
+    c.mltcp = o_.mltcp;
     c.use_mltcp = CcIsMltcp(cc);
     c.port = port;
     c.cnp_port = static_cast<uint16_t>(port + 20000);
@@ -177,10 +175,7 @@ Ptr<JobFlow> Scenario::MakeFlow(uint32_t src, uint32_t dst, CcKind cc) {
   }
   TcpFlowConfig c;
   c.cc = cc;
-  mltcp_params_default(&c.mltcp);
-  c.mltcp.slope = o_.slope;
-  c.mltcp.intercept = o_.intercept;
-  c.mltcp.scale_decrease = o_.scale_decrease ? 1 : 0;
+  c.mltcp = o_.mltcp;
   c.port = port;
   auto f = Create<TcpJobFlow>(hosts_.Get(src), hosts_.Get(dst), host_addr_[dst], c);
   all_flows_.push_back(f);

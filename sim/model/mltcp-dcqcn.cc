@@ -12,6 +12,8 @@
 #include "ns3/simulator.h"
 #include "ns3/udp-socket-factory.h"
 
+#include "mltcp_options.hpp"
+
 namespace ns3 {
 
 NS_LOG_COMPONENT_DEFINE("MltcpDcqcn");
@@ -52,7 +54,7 @@ mltcp_dcqcn_params DcqcnParamsForLine(uint64_t line_bps, uint64_t byte_counter_a
   p.min_rate_bps = ScaleToLine(p.min_rate_bps, line_bps);
   p.rai_bps = ScaleToLine(p.rai_bps, line_bps);
   p.rhai_bps = ScaleToLine(p.rhai_bps, line_bps);
-  p.byte_counter = std::max<uint64_t>(MLTCP_DCQCN_BYTE_COUNTER_MIN,
+  p.byte_counter = std::max<uint64_t>(mltcp::dcqcn_spec::byte_counter.min,
                                       ScaleToLine(p.byte_counter, line_bps));
   return p;
 }

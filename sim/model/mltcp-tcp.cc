@@ -4,6 +4,11 @@
 // MLTCP policy core (see mltcp-tcp.h for what is fed from where).
 #include "mltcp-tcp.h"
 
+#include <cctype>
+#include <stdexcept>
+#include <string>
+
+#include "mltcp_options.hpp"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -104,59 +109,92 @@ bool MltcpHint(Ptr<TcpCongestionOps> cc, uint64_t bytes) {
 }
 
 // ---------------------------------------------------------------------------
-// Attribute plumbing shared by both classes: a checked change of the core's
-// parameters (an invalid value is a fatal configuration error).
+// Attributes shared by both classes: one per row of the core's parameter
+// table (core/mltcp_param_table.h), named in CamelCase ("gain_min" ->
+// "GainMin"); a 0..1 row is a BooleanValue, any other a UintegerValue with
+// the row's range.  A write is checked with the whole set (an invalid value
+// is a fatal configuration error).
 namespace {
 
 template <typename Cc>
-void ChangeParams(Cc* cc, void (*edit)(mltcp_params&, uint32_t), uint32_t v) {
-  mltcp_params raw = cc->state().params().raw();
-  edit(raw, v);
-  const auto err = mltcp_params_validate(&raw);
-  if (err != MLTCP_PARAM_OK)
-    NS_FATAL_ERROR("MLTCP parameter rejected: " << mltcp_params_reason(err));
-  cc->state().SetParams(mltcp::Params(raw));
-}
+class MltcpParamAccessor : public AttributeAccessor {
+ public:
+  explicit MltcpParamAccessor(const mltcp::ParamSpec& row) : row_(row) {}
 
-void EditEnabled(mltcp_params& p, uint32_t v) { p.enabled = v; }
-void EditSlope(mltcp_params& p, uint32_t v) { p.slope = v; }
-void EditIntercept(mltcp_params& p, uint32_t v) { p.intercept = v; }
-void EditScaleDecrease(mltcp_params& p, uint32_t v) { p.scale_decrease = v; }
+  bool Set(ObjectBase* object, const AttributeValue& value) const override {
+    auto* cc = dynamic_cast<Cc*>(object);
+    uint64_t v = 0;
+    if (auto* b = dynamic_cast<const BooleanValue*>(&value))
+      v = b->Get() ? 1 : 0;
+    else if (auto* u = dynamic_cast<const UintegerValue*>(&value))
+      v = u->Get();
+    else
+      return false;
+    if (!cc)
+      return false;
+    mltcp_params raw = cc->state().params().raw();
+    try {
+      mltcp::SetParam(raw, row_.name, std::to_string(v));
+      mltcp::Validate(raw);
+    } catch (const std::invalid_argument& e) {
+      NS_FATAL_ERROR("MLTCP parameter rejected: " << e.what());
+    }
+    cc->state().SetParams(mltcp::Params(raw));
+    return true;
+  }
+  bool Get(const ObjectBase* object, AttributeValue& value) const override {
+    auto* cc = dynamic_cast<Cc*>(const_cast<ObjectBase*>(object));
+    if (!cc)
+      return false;
+    const uint64_t v = mltcp::GetParam(&cc->state().params().raw(), row_);
+    if (auto* b = dynamic_cast<BooleanValue*>(&value)) {
+      b->Set(v != 0);
+      return true;
+    }
+    if (auto* u = dynamic_cast<UintegerValue*>(&value)) {
+      u->Set(v);
+      return true;
+    }
+    return false;
+  }
+  bool HasGetter() const override { return true; }
+  bool HasSetter() const override { return true; }
+
+ private:
+  mltcp::ParamSpec row_;
+};
+
+std::string AttributeName(const char* field) {
+  std::string out;
+  bool upper = true;
+  for (const char* c = field; *c; c++) {
+    if (*c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(*c))) : *c;
+    upper = false;
+  }
+  return out;
+}
 
 template <typename Cc>
 TypeId AddMltcpAttributes(TypeId tid) {
-  return tid
-      .AddAttribute("Enabled", "MLTCP on (F from the core) or off (neutral gain)",
-                    BooleanValue(true),
-                    MakeBooleanAccessor(&Cc::SetEnabled, &Cc::GetEnabled),
-                    MakeBooleanChecker())
-      .AddAttribute("Slope", "F slope in units of 1/1024", UintegerValue(MLTCP_DEF_SLOPE),
-                    MakeUintegerAccessor(&Cc::SetSlope, &Cc::GetSlope),
-                    MakeUintegerChecker<uint32_t>(0, MLTCP_SLOPE_MAX))
-      .AddAttribute("Intercept", "F at bytes_ratio 0 in units of 1/1024",
-                    UintegerValue(MLTCP_DEF_INTERCEPT),
-                    MakeUintegerAccessor(&Cc::SetIntercept, &Cc::GetIntercept),
-                    MakeUintegerChecker<uint32_t>(MLTCP_INTERCEPT_MIN, MLTCP_INTERCEPT_MAX))
-      .AddAttribute("ScaleDecrease", "a loss keeps beta * F of the window (off: the base's beta)",
-                    BooleanValue(true),
-                    MakeBooleanAccessor(&Cc::SetScaleDecrease, &Cc::GetScaleDecrease),
-                    MakeBooleanChecker());
+  for (const auto& r : mltcp::ParamTable<mltcp_params>::Rows()) {
+    const std::string help = std::string(r.help) + " (" + r.unit + ")";
+    Ptr<const AttributeAccessor> acc(new MltcpParamAccessor<Cc>(r), false);
+    if (r.min == 0 && r.max == 1)
+      tid.AddAttribute(AttributeName(r.name), help, BooleanValue(r.def != 0), acc,
+                       MakeBooleanChecker());
+    else
+      tid.AddAttribute(AttributeName(r.name), help, UintegerValue(r.def), acc,
+                       MakeUintegerChecker<uint32_t>(static_cast<uint32_t>(r.min),
+                                                     static_cast<uint32_t>(r.max)));
+  }
+  return tid;
 }
 
 }  // namespace
-
-#define MLTCP_PARAM_ACCESSORS(Cc)                                                           \
-  void Cc::SetEnabled(bool on) { ChangeParams(this, EditEnabled, on ? 1 : 0); }             \
-  bool Cc::GetEnabled() const { return state_.params().raw().enabled != 0; }                \
-  void Cc::SetSlope(uint32_t v) { ChangeParams(this, EditSlope, v); }                       \
-  uint32_t Cc::GetSlope() const { return state_.params().raw().slope; }                     \
-  void Cc::SetIntercept(uint32_t v) { ChangeParams(this, EditIntercept, v); }               \
-  uint32_t Cc::GetIntercept() const { return state_.params().raw().intercept; }             \
-  void Cc::SetScaleDecrease(bool on) { ChangeParams(this, EditScaleDecrease, on ? 1 : 0); } \
-  bool Cc::GetScaleDecrease() const { return state_.params().raw().scale_decrease != 0; }
-
-MLTCP_PARAM_ACCESSORS(TcpMltcpReno)
-MLTCP_PARAM_ACCESSORS(TcpMltcpCubic)
 
 // ---------------------------------------------------------------------------
 TypeId TcpMltcpReno::GetTypeId() {

@@ -63,8 +63,8 @@ class MltcpFlowState {
   uint32_t tx_starts_ = 0;
 };
 
-// Attributes shared by both classes: "Enabled", "Slope", "Intercept",
-// "ScaleDecrease".
+// Attributes shared by both classes: one per row of the core's parameter
+// table, "Enabled", "Slope", "Intercept", "GainMin", ... (mltcp-tcp.cc).
 class TcpMltcpReno : public TcpCongestionOps {
  public:
   static TypeId GetTypeId();
@@ -84,15 +84,6 @@ class TcpMltcpReno : public TcpCongestionOps {
   MltcpFlowState& state() { return state_; }
   uint32_t last_ai_w() const { return last_ai_w_; }
 
-  // Attribute accessors (checked by the core's validation).
-  void SetEnabled(bool on);
-  bool GetEnabled() const;
-  void SetSlope(uint32_t v);
-  uint32_t GetSlope() const;
-  void SetIntercept(uint32_t v);
-  uint32_t GetIntercept() const;
-  void SetScaleDecrease(bool on);
-  bool GetScaleDecrease() const;
 
  private:
   MltcpFlowState state_;
@@ -121,16 +112,6 @@ class TcpMltcpCubic : public TcpCongestionOps {
   MltcpFlowState& state() { return state_; }
   const mltcp_bictcp& bic() const { return bic_; }
   uint32_t last_cnt() const { return last_cnt_; }
-
-  // Attribute accessors (checked by the core's validation).
-  void SetEnabled(bool on);
-  bool GetEnabled() const;
-  void SetSlope(uint32_t v);
-  uint32_t GetSlope() const;
-  void SetIntercept(uint32_t v);
-  uint32_t GetIntercept() const;
-  void SetScaleDecrease(bool on);
-  bool GetScaleDecrease() const;
 
  private:
   void Start(Ptr<const TcpSocketState> tcb);

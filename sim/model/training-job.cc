@@ -9,8 +9,7 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-#include "ns3/tcp-cubic.h"
-#include "ns3/tcp-linux-reno.h"
+#include "ns3/boolean.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 
@@ -74,12 +73,12 @@ Ptr<TcpCongestionOps> MakeCongestionOps(CcKind cc, const mltcp_params& p) {
   switch (cc) {
     case CcKind::kReno: {
       auto c = CreateObject<TcpMltcpReno>();  // the core's Reno with F = 1
-      c->SetEnabled(false);
+      c->SetAttribute("Enabled", BooleanValue(false));
       return c;
     }
     case CcKind::kCubic: {
       auto c = CreateObject<TcpMltcpCubic>();  // the core's CUBIC with F = 1
-      c->SetEnabled(false);
+      c->SetAttribute("Enabled", BooleanValue(false));
       return c;
     }
     case CcKind::kMltcpReno: {

@@ -1,10 +1,13 @@
-// Parameter defaults, validation and reasons; the C++ wrapper's checks.
+// Parameter defaults, validation and reasons; the C++ wrapper's checks;
+// every row of the parameter tables (mltcp_param_table.h) through the
+// option helper (mltcp_options.hpp).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <stdexcept>
 
 #include "mltcp.hpp"
+#include "mltcp_options.hpp"
 #include "test_util.h"
 
 using mltcp_test::DefaultParams;
@@ -25,22 +28,22 @@ struct BadCase {
 
 TEST(Params, RejectsEachOutOfRangeField) {
   const BadCase cases[] = {
-      {"enabled=2", [](mltcp_params* p) { p->enabled = 2; }, MLTCP_PARAM_BAD_ENABLED},
-      {"slope>8", [](mltcp_params* p) { p->slope = 8 * 1024 + 1; }, MLTCP_PARAM_BAD_SLOPE},
-      {"intercept=0", [](mltcp_params* p) { p->intercept = 0; }, MLTCP_PARAM_BAD_INTERCEPT},
-      {"intercept>4", [](mltcp_params* p) { p->intercept = 4097; }, MLTCP_PARAM_BAD_INTERCEPT},
-      {"gain_min=0", [](mltcp_params* p) { p->gain_min = 0; }, MLTCP_PARAM_BAD_GAIN_MIN},
-      {"gain_min>1", [](mltcp_params* p) { p->gain_min = 1025; }, MLTCP_PARAM_BAD_GAIN_MIN},
-      {"gain_max<1", [](mltcp_params* p) { p->gain_max = 1023; }, MLTCP_PARAM_BAD_GAIN_MAX},
-      {"gain_max>16", [](mltcp_params* p) { p->gain_max = 16385; }, MLTCP_PARAM_BAD_GAIN_MAX},
-      {"idle_min=0", [](mltcp_params* p) { p->idle_min_us = 0; }, MLTCP_PARAM_BAD_IDLE_MIN},
-      {"idle_max absurd", [](mltcp_params* p) { p->idle_max_us = 0xffffffffu; }, MLTCP_PARAM_BAD_IDLE_MAX},
+      {"enabled=2", [](mltcp_params* p) { p->enabled = 2; }, MLTCP_PARAM_BAD_enabled},
+      {"slope>8", [](mltcp_params* p) { p->slope = 8 * 1024 + 1; }, MLTCP_PARAM_BAD_slope},
+      {"intercept=0", [](mltcp_params* p) { p->intercept = 0; }, MLTCP_PARAM_BAD_intercept},
+      {"intercept>4", [](mltcp_params* p) { p->intercept = 4097; }, MLTCP_PARAM_BAD_intercept},
+      {"gain_min=0", [](mltcp_params* p) { p->gain_min = 0; }, MLTCP_PARAM_BAD_gain_min},
+      {"gain_min>1", [](mltcp_params* p) { p->gain_min = 1025; }, MLTCP_PARAM_BAD_gain_min},
+      {"gain_max<1", [](mltcp_params* p) { p->gain_max = 1023; }, MLTCP_PARAM_BAD_gain_max},
+      {"gain_max>16", [](mltcp_params* p) { p->gain_max = 16385; }, MLTCP_PARAM_BAD_gain_max},
+      {"idle_min=0", [](mltcp_params* p) { p->idle_min_us = 0; }, MLTCP_PARAM_BAD_idle_min_us},
+      {"idle_max absurd", [](mltcp_params* p) { p->idle_max_us = 0xffffffffu; }, MLTCP_PARAM_BAD_idle_max_us},
       {"idle min>max", [](mltcp_params* p) { p->idle_min_us = 60000; p->idle_max_us = 50000; },
        MLTCP_PARAM_IDLE_MIN_ABOVE_MAX},
-      {"rtt_mult=0", [](mltcp_params* p) { p->idle_rtt_mult = 0; }, MLTCP_PARAM_BAD_IDLE_RTT_MULT},
-      {"rtt_mult>64", [](mltcp_params* p) { p->idle_rtt_mult = 65; }, MLTCP_PARAM_BAD_IDLE_RTT_MULT},
+      {"rtt_mult=0", [](mltcp_params* p) { p->idle_rtt_mult = 0; }, MLTCP_PARAM_BAD_idle_rtt_mult},
+      {"rtt_mult>64", [](mltcp_params* p) { p->idle_rtt_mult = 65; }, MLTCP_PARAM_BAD_idle_rtt_mult},
       {"scale_decrease=2", [](mltcp_params* p) { p->scale_decrease = 2; },
-       MLTCP_PARAM_BAD_SCALE_DECREASE},
+       MLTCP_PARAM_BAD_scale_decrease},
   };
   for (const auto& c : cases) {
     mltcp_params p = DefaultParams();
@@ -86,24 +89,162 @@ TEST(DcqcnParams, DefaultsValidAndBadOnesRejected) {
 
   mltcp_dcqcn_params q = p;
   q.line_rate_bps = 0;
-  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_LINE_RATE);
+  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_line_rate_bps);
   q = p;
   q.min_rate_bps = p.line_rate_bps + 1;
-  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_MIN_RATE);
+  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_MIN_RATE_ABOVE_LINE);
   q = p;
   q.rhai_bps = q.rai_bps - 1;
-  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_STEP);
+  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_RHAI_OUTSIDE_RAI_LINE);
   q = p;
   q.g_inv = 1;
-  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_G);
+  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_g_inv);
   q = p;
   q.rate_timer_us = 0;
-  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_TIMER);
+  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_rate_timer_us);
   q = p;
   q.byte_counter = 10;
-  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_BYTE_COUNTER);
+  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_byte_counter);
   q = p;
   q.fr_stages = 1000;
-  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_FR_STAGES);
+  EXPECT_EQ(mltcp_dcqcn_params_validate(&q), MLTCP_DCQCN_PARAM_BAD_fr_stages);
   EXPECT_THROW(mltcp::DcqcnParams{q}, std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------
+// The tables, row by row, through the C validation and the C++ option helper.
+
+template <class Raw>
+Raw TableDefaults();
+template <>
+mltcp_params TableDefaults<mltcp_params>() {
+  mltcp_params p;
+  mltcp_params_default(&p);
+  return p;
+}
+template <>
+mltcp_dcqcn_params TableDefaults<mltcp_dcqcn_params>() {
+  mltcp_dcqcn_params p;
+  mltcp_dcqcn_params_default(&p);
+  return p;
+}
+
+// The message names the parameter, its range "[min, max]" and its unit.
+template <class Raw>
+void ExpectNamesRow(const std::string& msg, const mltcp::ParamSpec& r) {
+  EXPECT_NE(msg.find(r.name), std::string::npos) << msg;
+  const std::string range = "[" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]";
+  EXPECT_NE(msg.find(range), std::string::npos) << msg << " lacks " << range;
+  EXPECT_NE(msg.find(r.unit), std::string::npos) << msg << " lacks unit " << r.unit;
+}
+
+template <class Raw>
+void CheckEveryRow() {
+  const auto& rows = mltcp::ParamTable<Raw>::Rows();
+  ASSERT_FALSE(rows.empty());
+  const Raw defaults = TableDefaults<Raw>();
+  EXPECT_EQ(mltcp::ParamTable<Raw>::Check(defaults), nullptr);
+  for (size_t i = 0; i < rows.size(); i++) {
+    const auto& r = rows[i];
+    SCOPED_TRACE(r.name);
+    EXPECT_LE(r.min, r.def);
+    EXPECT_LE(r.def, r.max);
+    EXPECT_EQ(mltcp::GetParam(&defaults, r), r.def) << "struct default differs from the table";
+    // Round trip: min, default and max, by "name=value" and as an option.
+    for (uint64_t v : {r.min, r.def, r.max}) {
+      Raw p = defaults;
+      mltcp::SetParamKv(p, std::string(r.name) + "=" + std::to_string(v));
+      EXPECT_EQ(mltcp::GetParam(p, r.name), v);
+      Raw q = defaults;
+      const std::string opt = mltcp::OptionName("x-", r) + "=" + std::to_string(v);
+      std::vector<char*> argv{const_cast<char*>(opt.c_str())};
+      int at = 0;
+      EXPECT_TRUE(mltcp::ParseParamOption(q, "x-", 1, argv.data(), at));
+      EXPECT_EQ(std::memcmp(&p, &q, sizeof(p)), 0);
+      // The C check accepts it as far as this row goes.
+      EXPECT_NE(mltcp::ParamTable<Raw>::Check(p),
+                mltcp::ParamTable<Raw>::RangeReason(i));
+    }
+    // Out of range, both sides: the helper rejects the text, the C check
+    // the struct, each with the row's name, range and unit.
+    std::vector<uint64_t> bad{r.max + 1};
+    if (r.min > 0) bad.push_back(r.min - 1);
+    for (uint64_t v : bad) {
+      Raw p = defaults;
+      try {
+        mltcp::SetParam(p, r.name, std::to_string(v));
+        ADD_FAILURE() << r.name << "=" << v << " accepted";
+      } catch (const std::invalid_argument& e) {
+        ExpectNamesRow<Raw>(e.what(), r);
+      }
+      EXPECT_EQ(mltcp::GetParam(&p, r), r.def) << "a rejected value was stored";
+      mltcp::PutParam(&p, r, v);
+      const char* why = mltcp::ParamTable<Raw>::Check(p);
+      ASSERT_NE(why, nullptr) << r.name << "=" << v << " passes validation";
+      EXPECT_STREQ(why, mltcp::ParamTable<Raw>::RangeReason(i));
+      ExpectNamesRow<Raw>(why, r);
+    }
+    for (const char* junk : {"", "-1", "12x", "+5", "99999999999999999999999"}) {
+      Raw p = defaults;
+      EXPECT_THROW(mltcp::SetParam(p, r.name, junk), std::invalid_argument) << junk;
+    }
+  }
+}
+
+TEST(ParamTable, EveryMltcpRowRoundTripsAndRejectsOutOfRange) {
+  CheckEveryRow<mltcp_params>();
+}
+
+TEST(ParamTable, EveryDcqcnRowRoundTripsAndRejectsOutOfRange) {
+  CheckEveryRow<mltcp_dcqcn_params>();
+}
+
+TEST(ParamTable, CrossFieldRulesNameBothFields) {
+  mltcp_params p = DefaultParams();
+  p.gain_min = 1024;
+  p.gain_max = 1024;
+  EXPECT_EQ(mltcp_params_validate(&p), MLTCP_PARAM_OK);
+  mltcp_dcqcn_params d;
+  mltcp_dcqcn_params_default(&d);
+  d.rai_bps = d.line_rate_bps + 1;
+  d.rhai_bps = d.line_rate_bps + 1;
+  EXPECT_EQ(mltcp_dcqcn_params_validate(&d), MLTCP_DCQCN_PARAM_RAI_ABOVE_LINE);
+  const std::string why = mltcp_dcqcn_params_reason(mltcp_dcqcn_params_validate(&d));
+  EXPECT_NE(why.find("rai_bps"), std::string::npos);
+  EXPECT_NE(why.find("line_rate_bps"), std::string::npos);
+  EXPECT_THROW(mltcp::Validate(d), std::invalid_argument);
+}
+
+TEST(ParamTable, OptionsAndHelp) {
+  mltcp_dcqcn_params d;
+  mltcp_dcqcn_params_default(&d);
+  const char* args[] = {"--dcqcn-g-inv", "512", "--dcqcn-rate_timer_us=100", "--other"};
+  char** argv = const_cast<char**>(args);
+  int i = 0;
+  EXPECT_TRUE(mltcp::ParseParamOption(d, "dcqcn-", 4, argv, i));
+  EXPECT_EQ(i, 1);  // consumed the separate value
+  EXPECT_EQ(d.g_inv, 512u);
+  i = 2;
+  EXPECT_TRUE(mltcp::ParseParamOption(d, "dcqcn-", 4, argv, i));
+  EXPECT_EQ(d.rate_timer_us, 100u);
+  i = 3;
+  EXPECT_FALSE(mltcp::ParseParamOption(d, "dcqcn-", 4, argv, i));
+  EXPECT_EQ(i, 3);
+  const std::string help = mltcp::ParamHelp<mltcp_params>("  ", false);
+  for (const auto& r : mltcp::ParamTable<mltcp_params>::Rows())
+    EXPECT_NE(help.find(std::string("  ") + r.name), std::string::npos) << r.name;
+  EXPECT_NE(help.find("(1/1024, 0..8192, default 1536)"), std::string::npos) << help;
+  EXPECT_NE(mltcp::ParamHelp<mltcp_dcqcn_params>("", true, "dcqcn-").find("--dcqcn-g-inv N"),
+            std::string::npos);
+  mltcp_params m = DefaultParams();
+  const char* mixed[] = {"tool", "cmd", "--slope", "2048", "--other", "x", "--gain-max=2048"};
+  auto rest = mltcp::TakeParamOptions(m, "", 7, const_cast<char**>(mixed), 2);
+  ASSERT_EQ(rest.size(), 5u);  // tool cmd --other x nullptr
+  EXPECT_STREQ(rest[2], "--other");
+  EXPECT_STREQ(rest[3], "x");
+  EXPECT_EQ(rest[4], nullptr);
+  EXPECT_EQ(m.slope, 2048u);
+  EXPECT_EQ(m.gain_max, 2048u);
+  EXPECT_THROW(mltcp::SetParamKv(d, "nosuch=1"), std::invalid_argument);
+  EXPECT_THROW(mltcp::SetParamKv(d, "g_inv"), std::invalid_argument);
 }

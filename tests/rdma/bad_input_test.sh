@@ -32,6 +32,7 @@ expect usage-no-host 2 "client needs --host" "$R" client --bytes 10
 expect usage-no-size 2 "either --bytes N or --iterations" "$R" client --host 1.2.3.4
 expect usage-bad-control 2 "use fixed, dcqcn or mltcp_dcqcn" "$R" client --host 1.2.3.4 --bytes 8 --control cubic
 expect usage-fixed-no-rate 2 "needs --rate-mbps" "$R" client --host 1.2.3.4 --bytes 8
+expect usage-bad-slope 2 "slope must be in \\[0, 8192\\] 1/1024, got 9999" "$R" client --host 1.2.3.4 --bytes 8 --slope 9999
 expect usage-bad-number 2 "is not an integer" "$R" client --host 1.2.3.4 --bytes 8x
 expect usage-msg-align 2 "multiple of 8" "$R" server --msg 100
 expect usage-icrc-no-pcap 2 "icrc-check needs --pcap" "$R" icrc-check

@@ -4,7 +4,8 @@
  * congestion controls (bpf/mltcp.bpf.c, bpf/mltcp_sockops.bpf.c).
  *
  * All state lives in bpffs under /sys/fs/bpf/mltcp/ so that it outlives this
- * process: the maps (config, hints, stats, state), one pin per registered
+ * process: the maps (config = the program's .data with its parameters,
+ * hints, state), the stats iterator link (stats), one pin per registered
  * variant (link_<cc> for a struct_ops link on kernels >= 6.4, ops_<cc> for
  * the plainly registered struct_ops map on older ones) and one pinned
  * cgroup sock_ops link per attachment (cgroups/<cgroup id>_<cc>).
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +30,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <ftw.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -40,6 +43,7 @@
 #include <bpf/libbpf.h>
 
 #include "mltcp.h"
+#include "mltcp_options.hpp"
 #include "mltcp_bpf_shared.h"
 #include "mltcp.skel.h"
 #include "mltcp_sockops.skel.h"
@@ -101,60 +105,24 @@ std::vector<Variant> parse_variants(const std::string &v, bool allow_all)
 }
 
 // ---------------------------------------------------------------------------
-// Parameters (struct mltcp_params), validated by the core.
+// Parameters (struct mltcp_params): names, ranges and checks from the core's
+// table (core/mltcp_param_table.h, through mltcp_options.hpp).
 
-struct ParamField {
-	const char *name;
-	__u32 mltcp_params::*field;
-	const char *help;
-};
-constexpr ParamField kParams[] = {
-	{"enabled", &mltcp_params::enabled, "0: every flow gets the neutral gain"},
-	{"slope", &mltcp_params::slope, "F slope, 1/1024 units"},
-	{"intercept", &mltcp_params::intercept, "F at bytes_ratio 0, 1/1024 units"},
-	{"gain_min", &mltcp_params::gain_min, "lower clamp of F, 1/1024 units"},
-	{"gain_max", &mltcp_params::gain_max, "upper clamp of F, 1/1024 units"},
-	{"idle_min_us", &mltcp_params::idle_min_us, "lower bound of the boundary idle gap"},
-	{"idle_max_us", &mltcp_params::idle_max_us, "upper bound of the boundary idle gap"},
-	{"idle_rtt_mult", &mltcp_params::idle_rtt_mult, "idle gap is at least this many srtt"},
-	{"scale_decrease", &mltcp_params::scale_decrease, "1: a loss keeps beta*F of cwnd"},
-};
-
-std::string param_names()
-{
-	std::string s;
-	for (const auto &p : kParams)
-		s += std::string(s.empty() ? "" : ", ") + p.name;
-	return s;
-}
+using ParamTable = mltcp::ParamTable<mltcp_params>;
 
 void apply_param(mltcp_params &p, const std::string &kv)
 {
-	auto eq = kv.find('=');
-	if (eq == std::string::npos || eq == 0)
-		fail(kUsage, "parameter '%s' is not of the form key=value (keys: %s)",
-		     kv.c_str(), param_names().c_str());
-	std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-	for (const auto &f : kParams) {
-		if (k != f.name)
-			continue;
-		char *end = nullptr;
-		errno = 0;
-		unsigned long long n = std::strtoull(v.c_str(), &end, 0);
-		if (v.empty() || *end || errno || n > 0xffffffffULL || v[0] == '-')
-			fail(kUsage, "value of %s must be a non-negative integer, got '%s'",
-			     k.c_str(), v.c_str());
-		p.*(f.field) = static_cast<__u32>(n);
-		return;
+	try {
+		mltcp::SetParamKv(p, kv);
+	} catch (const std::invalid_argument &e) {
+		fail(kUsage, "%s; nothing was changed", e.what());
 	}
-	fail(kUsage, "unknown parameter '%s' (known: %s)", k.c_str(), param_names().c_str());
 }
 
 void validate_params(const mltcp_params &p)
 {
-	auto e = mltcp_params_validate(&p);
-	if (e != MLTCP_PARAM_OK)
-		fail(kUsage, "invalid parameters: %s; nothing was changed", mltcp_params_reason(e));
+	if (const char *why = ParamTable::Check(p))
+		fail(kUsage, "invalid parameters: %s; nothing was changed", why);
 }
 
 // ---------------------------------------------------------------------------
@@ -245,21 +213,42 @@ struct Fd {
 	Fd &operator=(const Fd &) = delete;
 };
 
+// The config pin is the program's .data map: one value, the globals of
+// bpf/mltcp.bpf.c (the skeleton's layout), of which mltcp_cfg is the
+// parameter set.
+using ConfigData = mltcp_bpf::mltcp_bpf__data;
+
+ConfigData read_config_data(int fd)
+{
+	struct bpf_map_info info {};
+	__u32 len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		fail(kRuntime, "reading %s failed: %s", MLTCP_PIN_CONFIG, errstr(errno).c_str());
+	if (info.value_size != sizeof(ConfigData))
+		fail(kRuntime, "%s holds %u bytes, this mltcpctl expects %zu: it was loaded by "
+		     "another mltcpctl version; run 'mltcpctl unload' and load again",
+		     MLTCP_PIN_CONFIG, info.value_size, sizeof(ConfigData));
+	ConfigData d{};
+	__u32 zero = 0;
+	if (bpf_map_lookup_elem(fd, &zero, &d) < 0)
+		fail(kRuntime, "reading %s failed: %s", MLTCP_PIN_CONFIG, errstr(errno).c_str());
+	return d;
+}
+
 mltcp_params read_config()
 {
 	Fd m(obj_get(MLTCP_PIN_CONFIG));
-	mltcp_params p{};
-	__u32 zero = 0;
-	if (bpf_map_lookup_elem(m.fd, &zero, &p) < 0)
-		fail(kRuntime, "reading %s failed: %s", MLTCP_PIN_CONFIG, errstr(errno).c_str());
-	return p;
+	return read_config_data(m.fd).mltcp_cfg;
 }
 
-void write_config_fd(int fd, const mltcp_params &p)
+void write_config(const mltcp_params &p)
 {
+	Fd m(obj_get(MLTCP_PIN_CONFIG));
+	ConfigData d = read_config_data(m.fd);
 	__u32 zero = 0;
-	if (bpf_map_update_elem(fd, &zero, &p, BPF_ANY) < 0)
-		fail(kRuntime, "writing the config map failed: %s", errstr(errno).c_str());
+	d.mltcp_cfg = p;
+	if (bpf_map_update_elem(m.fd, &zero, &d, BPF_ANY) < 0)
+		fail(kRuntime, "writing %s failed: %s", MLTCP_PIN_CONFIG, errstr(errno).c_str());
 }
 
 bool read_state(mltcp_state &s)
@@ -437,11 +426,27 @@ void register_variant(struct bpf_map *ops, const Variant &v, bool link_mode)
 	close(fd);
 }
 
-struct mltcp_bpf *open_and_load(bool link_mode)
+// The stats iterator, pinned: reading MLTCP_PIN_STATS runs it (read_flows).
+void pin_stats_iter(struct mltcp_bpf *skel)
+{
+	struct bpf_link *l = bpf_program__attach_iter(skel->progs.mltcp_stats_iter, nullptr);
+	if (!l)
+		fail(kRuntime, "attaching the stats iterator failed: %s", errstr(errno).c_str());
+	int err = bpf_link__pin(l, MLTCP_PIN_STATS);
+	bpf_link__destroy(l);	// the pin keeps it
+	if (err)
+		fail(kRuntime, "pinning %s failed: %s", MLTCP_PIN_STATS, errstr(err).c_str());
+	if (chmod(MLTCP_PIN_STATS, 0600) < 0)
+		fail(kRuntime, "setting permissions of %s failed: %s", MLTCP_PIN_STATS,
+		     errstr(errno).c_str());
+}
+
+struct mltcp_bpf *open_and_load(bool link_mode, const mltcp_params &p)
 {
 	struct mltcp_bpf *skel = mltcp_bpf__open();
 	if (!skel)
 		fail(kRuntime, "opening the BPF object failed: %s", errstr(errno).c_str());
+	skel->data->mltcp_cfg = p;
 	if (link_mode) {
 		bpf_map__set_map_flags(skel->maps.mltcp, bpf_map__map_flags(skel->maps.mltcp) | kBpfFLink);
 		bpf_map__set_map_flags(skel->maps.mltcp_cubic,
@@ -508,11 +513,11 @@ int cmd_load(const std::vector<std::string> &args)
 	bool link_mode = true;
 	libbpf_print_fn_t default_print =
 		libbpf_set_print([](enum libbpf_print_level, const char *, va_list) { return 0; });
-	struct mltcp_bpf *skel = force_plain ? nullptr : open_and_load(true);
+	struct mltcp_bpf *skel = force_plain ? nullptr : open_and_load(true, p);
 	if (!skel) {
 		link_mode = false;
 		libbpf_set_print(default_print);	// second try: show libbpf's log
-		skel = open_and_load(false);
+		skel = open_and_load(false, p);
 		if (!skel)
 			fail(kRuntime, "loading the BPF programs failed: %s (libbpf's log above)",
 			     errstr(errno).c_str());
@@ -521,7 +526,6 @@ int cmd_load(const std::vector<std::string> &args)
 	try {
 		if (mkdir(MLTCP_PIN_DIR, 0755) < 0 && errno != EEXIST)
 			fail(kRuntime, "mkdir %s failed: %s", MLTCP_PIN_DIR, errstr(errno).c_str());
-		write_config_fd(bpf_map__fd(skel->maps.mltcp_config), p);
 		mltcp_state st{};
 		std::snprintf(st.prev_default_cc, sizeof(st.prev_default_cc), "%s", prev_default.c_str());
 		st.default_changed = set_default;
@@ -531,8 +535,8 @@ int cmd_load(const std::vector<std::string> &args)
 		__u32 zero = 0;
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.mltcp_state), &zero, &st, BPF_ANY) < 0)
 			fail(kRuntime, "writing the state map failed: %s", errstr(errno).c_str());
-		pin_map(skel->maps.mltcp_config, MLTCP_PIN_CONFIG, 0600, static_cast<gid_t>(-1));
-		pin_map(skel->maps.mltcp_stats, MLTCP_PIN_STATS, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.data, MLTCP_PIN_CONFIG, 0600, static_cast<gid_t>(-1));
+		pin_stats_iter(skel);
 		pin_map(skel->maps.mltcp_state, MLTCP_PIN_STATE, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.mltcp_hints, MLTCP_PIN_HINTS, hint_group.empty() ? 0600 : 0660, gid);
 		for (const auto &v : vs)
@@ -719,8 +723,9 @@ int collect_cgroup(const char *p, const struct stat *st, int type, struct FTW *)
 
 void print_params(const mltcp_params &p, const char *indent)
 {
-	for (const auto &f : kParams)
-		std::printf("%s%-14s %u\n", indent, f.name, p.*(f.field));
+	for (const auto &r : ParamTable::Rows())
+		std::printf("%s%-14s %llu\n", indent, r.name,
+			    static_cast<unsigned long long>(mltcp::GetParam(&p, r)));
 }
 
 int cmd_status(const std::vector<std::string> &args)
@@ -772,15 +777,15 @@ int cmd_status(const std::vector<std::string> &args)
 int cmd_set(const std::vector<std::string> &args)
 {
 	if (args.empty())
-		fail(kUsage, "set needs key=value arguments (keys: %s)", param_names().c_str());
+		fail(kUsage, "set needs key=value arguments (keys: %s)",
+		     mltcp::ParamNames<mltcp_params>().c_str());
 	need_root("mltcpctl set");
 	need_loaded();
 	mltcp_params p = read_config();
 	for (const auto &a : args)
 		apply_param(p, a);
 	validate_params(p);
-	Fd m(obj_get(MLTCP_PIN_CONFIG));
-	write_config_fd(m.fd, p);
+	write_config(p);
 	print_params(p, "");
 	return kOk;
 }
@@ -803,18 +808,86 @@ std::string addr_str(const mltcp_flow_key &k, const __u32 *a, __u16 port)
 
 const char *variant_cc(__u32 v) { return v == MLTCP_VARIANT_CUBIC ? MLTCP_CC_CUBIC : MLTCP_CC_RENO; }
 
+// The records of one read of the pinned iterator: the MLTCP sockets of the
+// calling thread's network namespace.
+void read_flows_here(std::vector<Flow> &out)
+{
+	int fd = open(MLTCP_PIN_STATS, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail(kRuntime, "cannot open %s: %s", MLTCP_PIN_STATS, errstr(errno).c_str());
+	Fd guard(fd);
+	std::string buf;
+	char chunk[8192];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fail(kRuntime, "reading %s failed: %s", MLTCP_PIN_STATS, errstr(errno).c_str());
+		if (n == 0)
+			break;
+		buf.append(chunk, static_cast<size_t>(n));
+	}
+	if (buf.size() % sizeof(mltcp_flow_record))
+		fail(kRuntime, "%s gave %zu bytes, not whole records of %zu", MLTCP_PIN_STATS,
+		     buf.size(), sizeof(mltcp_flow_record));
+	for (size_t off = 0; off < buf.size(); off += sizeof(mltcp_flow_record)) {
+		mltcp_flow_record r;
+		std::memcpy(&r, buf.data() + off, sizeof(r));
+		out.push_back(Flow{r.key, r.stats});
+	}
+}
+
+// Every network namespace that a process or a bind mount (ip netns) holds,
+// as one path each, this process's own first.
+std::vector<std::string> netns_paths()
+{
+	std::vector<std::string> cand{"/proc/self/ns/net"}, out;
+	for (const char *dir : {"/run/netns", "/var/run/netns"})
+		for (const auto &n : list_dir(dir))
+			cand.push_back(std::string(dir) + "/" + n);
+	for (const auto &pid : list_dir("/proc"))
+		if (!pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos)
+			cand.push_back("/proc/" + pid + "/ns/net");
+	std::vector<ino_t> seen;
+	for (const auto &p : cand) {
+		struct stat st;
+		if (stat(p.c_str(), &st) < 0)
+			continue;	// the process exited meanwhile
+		bool dup = false;
+		for (ino_t i : seen)
+			dup = dup || i == st.st_ino;
+		if (!dup) {
+			seen.push_back(st.st_ino);
+			out.push_back(p);
+		}
+	}
+	return out;
+}
+
+// All MLTCP flows of the host: the kernel's TCP iterator walks one network
+// namespace per read, so enter each in turn, then return to our own.
 std::vector<Flow> read_flows()
 {
-	Fd m(obj_get(MLTCP_PIN_STATS));
 	std::vector<Flow> out;
-	mltcp_flow_key k{}, next{};
-	const void *prev = nullptr;
-	while (bpf_map_get_next_key(m.fd, prev, &next) == 0) {
-		Flow f{next, {}};
-		if (bpf_map_lookup_elem(m.fd, &next, &f.st) == 0)
-			out.push_back(f);
-		k = next;
-		prev = &k;
+	auto paths = netns_paths();
+	Fd home(open(paths[0].c_str(), O_RDONLY | O_CLOEXEC));
+	if (home.fd < 0)
+		fail(kRuntime, "cannot open %s: %s", paths[0].c_str(), errstr(errno).c_str());
+	read_flows_here(out);
+	for (size_t i = 1; i < paths.size(); i++) {
+		Fd ns(open(paths[i].c_str(), O_RDONLY | O_CLOEXEC));
+		if (ns.fd < 0 || setns(ns.fd, CLONE_NEWNET) < 0)
+			continue;	// gone meanwhile
+		try {
+			read_flows_here(out);
+		} catch (const Failure &) {
+			setns(home.fd, CLONE_NEWNET);
+			throw;
+		}
+		if (setns(home.fd, CLONE_NEWNET) < 0)
+			fail(kRuntime, "returning to the own network namespace failed: %s",
+			     errstr(errno).c_str());
 	}
 	return out;
 }
@@ -945,7 +1018,7 @@ int cmd_stats(const std::vector<std::string> &args)
 struct Command {
 	const char *name;
 	int (*run)(const std::vector<std::string> &);
-	const char *usage;
+	std::string usage;
 };
 
 const Command kCommands[] = {
@@ -982,19 +1055,10 @@ const Command kCommands[] = {
 	 "Show what is loaded and how, the hint map's permissions, cgroup attachments,\n"
 	 "the default congestion control and the runtime parameters.\n"},
 	{"set", cmd_set,
-	 "usage: mltcpctl set k=v [k=v ...]\n"
-	 "Change runtime parameters without reloading.  The new set is validated as a\n"
-	 "whole; if it is invalid nothing changes.  Keys (gain values in 1/1024 units):\n"
-	 "  enabled        0 or 1 (0: every flow gets the neutral gain)\n"
-	 "  slope          F slope, 0..8192\n"
-	 "  intercept      F at bytes_ratio 0, 16..4096\n"
-	 "  gain_min       lower clamp of F, 16..1024\n"
-	 "  gain_max       upper clamp of F, 1024..16384\n"
-	 "  idle_min_us    lower bound of the boundary idle gap, 50..10000000\n"
-	 "  idle_max_us    upper bound of the boundary idle gap, 50..10000000\n"
-	 "  idle_rtt_mult  idle gap is at least this many smoothed RTTs, 1..64\n"
-	 "  scale_decrease 0 or 1 (1: a loss keeps beta*F of cwnd, within\n"
-	 "                 [beta/2, (1+beta)/2]; 0: the base algorithm's beta)\n"},
+	 std::string("usage: mltcpctl set k=v [k=v ...]\n"
+		     "Change runtime parameters without reloading.  The new set is validated as a\n"
+		     "whole; if it is invalid nothing changes.  Keys (1/1024: 1024 = 1.0):\n") +
+		 mltcp::ParamHelp<mltcp_params>("  ", false, "", 14)},
 	{"stats", cmd_stats,
 	 "usage: mltcpctl stats [--json | --prometheus] [--watch SECONDS]\n"
 	 "Per-flow MLTCP state: iterations (detected and hinted), bytes in the current\n"
@@ -1037,7 +1101,7 @@ int main(int argc, char **argv)
 			continue;
 		for (const auto &a : args)
 			if (a == "--help" || a == "-h") {
-				std::fputs(c.usage, stdout);
+				std::fputs(c.usage.c_str(), stdout);
 				return kOk;
 			}
 		try {

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * mltcp_param_table.h - every tunable of the policy core, once: its type,
+ * field name, unit, default, allowed range (inclusive) and help text.
+ *
+ * Each row is X(type, field, unit, default, min, max, help).  From these
+ * lists are generated the structs (struct mltcp_params, struct
+ * mltcp_dcqcn_params), their defaults, their range checks and error
+ * reasons (mltcp_params.h, mltcp_dcqcn_params.h), the kernel module
+ * parameters (kmod/tcp_mltcp.c), `mltcpctl set` and its help, and the
+ * options of the userspace tools and the simulator (mltcp_options.hpp).
+ * Adding a parameter is one row here plus its use.
+ *
+ * Default, min and max are plain decimal literals so that they can also be
+ * turned into text (help and error messages) by the preprocessor.  Rules
+ * that relate two fields (gain_min <= gain_max, ...) are not expressible
+ * per row; they are written out in the validate functions.
+ *
+ * Gain values are in units of 1/1024 (1024 = 1.0, MLTCP_GAIN_ONE).
+ */
+#ifndef MLTCP_PARAM_TABLE_H
+#define MLTCP_PARAM_TABLE_H
+
+#include "mltcp_compat.h"
+
+/*
+ * F(r) = intercept + slope * r, clamped to [gain_min, gain_max].  The
+ * defaults 0.25 + 1.5 r average to 1.0 over an iteration (docs/design.md,
+ * "Convergence").  An iteration boundary is an idle gap longer than
+ * clamp(max(idle_rtt_mult * srtt, MLTCP_GAP_MULT * intra-phase gap EWMA),
+ * idle_min_us, idle_max_us).
+ */
+#define MLTCP_PARAMS_TABLE(X)						\
+	X(__u32, enabled, "0/1", 1, 0, 1,				\
+	  "1: scale growth by F; 0: every flow gets the neutral gain")	\
+	X(__u32, slope, "1/1024", 1536, 0, 8192,			\
+	  "F slope over bytes_ratio")					\
+	X(__u32, intercept, "1/1024", 256, 16, 4096,			\
+	  "F at bytes_ratio 0")						\
+	X(__u32, gain_min, "1/1024", 64, 16, 1024,			\
+	  "lower clamp of F")						\
+	X(__u32, gain_max, "1/1024", 4096, 1024, 16384,			\
+	  "upper clamp of F")						\
+	X(__u32, idle_min_us, "us", 2000, 50, 10000000,			\
+	  "lower bound of the iteration-boundary idle gap")		\
+	X(__u32, idle_max_us, "us", 50000, 50, 10000000,		\
+	  "upper bound of the iteration-boundary idle gap")		\
+	X(__u32, idle_rtt_mult, "srtt", 8, 1, 64,			\
+	  "idle gap is at least this many smoothed RTTs")		\
+	X(__u32, scale_decrease, "0/1", 1, 0, 1,			\
+	  "1: a loss keeps beta*F of cwnd, within [beta/2, (1+beta)/2]; 0: the base's beta")
+
+/* DCQCN (Zhu et al., SIGCOMM 2015); defaults are the paper's 40 Gbit/s
+ * settings (docs/design.md). */
+#define MLTCP_DCQCN_PARAMS_TABLE(X)					\
+	X(__u64, line_rate_bps, "bit/s", 40000000000, 1000000, 1600000000000, \
+	  "line rate: R_C and R_T never exceed it")			\
+	X(__u64, min_rate_bps, "bit/s", 100000000, 1, 1600000000000,	\
+	  "a rate cut never goes below this (at most the line rate)")	\
+	X(__u64, rai_bps, "bit/s", 40000000, 1, 1600000000000,		\
+	  "additive increase step R_AI (at most the line rate)")	\
+	X(__u64, rhai_bps, "bit/s", 200000000, 1, 1600000000000,	\
+	  "hyper increase step R_HAI (from R_AI to the line rate)")	\
+	X(__u64, byte_counter, "bytes", 10000000, 1024, 1099511627776,	\
+	  "bytes sent per byte-counter expiry")				\
+	X(__u32, g_inv, "1/g", 256, 2, 65536,				\
+	  "alpha EWMA gain g = 1/g_inv")				\
+	X(__u32, alpha_timer_us, "us", 55, 1, 1000000,			\
+	  "alpha decay period")						\
+	X(__u32, rate_timer_us, "us", 55, 1, 1000000,			\
+	  "rate increase timer period")					\
+	X(__u32, fr_stages, "stages", 5, 0, 64,				\
+	  "fast recovery stages F")					\
+	X(__u32, cnp_interval_us, "us", 50, 0, 1000000,			\
+	  "notification point: minimum gap between two CNPs of a flow")
+
+/* Helpers for the generators. */
+#define MLTCP_PT_STR_(x)	#x
+#define MLTCP_PT_STR(x)		MLTCP_PT_STR_(x)
+
+/* A struct field. */
+#define MLTCP_PT_FIELD(type, field, unit, def, lo, hi, help)	type field;
+/* The default, as one element of a positional initializer (C++17 has no
+ * designated initializers; the struct is generated in the same order). */
+#define MLTCP_PT_INIT(type, field, unit, def, lo, hi, help)	(type)(def),
+/* "slope must be in [0, 8192] 1/1024" */
+#define MLTCP_PT_REASON(type, field, unit, def, lo, hi, help)	\
+	#field " must be in [" #lo ", " #hi "] " unit,
+/* "F slope over bytes_ratio (1/1024, 0..8192, default 1536)" */
+#define MLTCP_PT_DESC(field, unit, def, lo, hi, help)			\
+	help " (" unit ", " #lo ".." #hi ", default " #def ")"
+
+MLTCP_INLINE int mltcp_pt_in_range(__u64 v, __u64 lo, __u64 hi)
+{
+	return v >= lo && v <= hi;
+}
+
+/* Reason of validation error e when it is a row's range error (e = row
+ * index + 1, as the generated enums number them), else 0. */
+MLTCP_INLINE const char *mltcp_pt_row_reason(const char *const *rows,
+					     unsigned int n, unsigned int e)
+{
+	return e >= 1 && e <= n ? rows[e - 1] : (const char *)0;
+}
+
+#endif /* MLTCP_PARAM_TABLE_H */
