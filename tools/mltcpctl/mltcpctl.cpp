@@ -43,6 +43,18 @@
 #include "mltcp_bpf_shared.h"
 #include "mltcp.skel.h"
 #include "mltcp_sockops.skel.h"
+#include "mltcpctl.h"
+
+void fail(int code, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	throw Failure{code, buf};
+}
 
 namespace {
 
@@ -54,25 +66,6 @@ constexpr const char *kBtf = "/sys/kernel/btf/vmlinux";
 constexpr const char *kAvailCc = "/proc/sys/net/ipv4/tcp_available_congestion_control";
 constexpr const char *kDefaultCc = "/proc/sys/net/ipv4/tcp_congestion_control";
 constexpr const char *kFallbackCc = "cubic";
-
-enum Exit { kOk = 0, kRuntime = 1, kUsage = 2 };
-
-struct Failure {
-	int code;
-	std::string msg;
-};
-
-[[noreturn]] void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fail(int code, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	throw Failure{code, buf};
-}
 
 std::string errstr(int err) { return std::strerror(err < 0 ? -err : err); }
 
@@ -488,6 +481,7 @@ int cmd_load(const std::vector<std::string> &args)
 		gid = g->gr_gid;
 	}
 	need_root("mltcpctl load");
+	lock_host_state("load");
 	if (!path_exists(kBtf))
 		fail(kRuntime, "kernel lacks BTF (%s missing): MLTCP's BPF programs need a kernel "
 		     "built with CONFIG_DEBUG_INFO_BTF=y", kBtf);
@@ -564,6 +558,7 @@ int cmd_unload(const std::vector<std::string> &args)
 	if (!args.empty())
 		fail(kUsage, "unload takes no arguments (see 'mltcpctl unload --help')");
 	need_root("mltcpctl unload");
+	lock_host_state("unload");
 	bool any = path_exists(MLTCP_PIN_DIR);
 	if (!any)
 		fail(kRuntime, "MLTCP is not loaded; nothing to unload");
@@ -633,6 +628,7 @@ int cmd_attach(const std::vector<std::string> &args)
 	Variant v = parse_variants(variant, false)[0];
 	Cgroup cg = check_cgroup(path);
 	need_root("mltcpctl attach");
+	lock_host_state("attach");
 	need_loaded();
 	if (!cc_available(v.cc))
 		fail(kRuntime, "variant %s is not loaded: run 'mltcpctl unload' and "
@@ -691,6 +687,7 @@ int cmd_detach(const std::vector<std::string> &args)
 		fail(kUsage, "detach needs --cgroup PATH (see 'mltcpctl detach --help')");
 	Cgroup cg = check_cgroup(path);
 	need_root("mltcpctl detach");
+	lock_host_state("detach");
 	std::string name = find_attachment(cg.id);
 	if (name.empty())
 		fail(kRuntime, "MLTCP is not attached to cgroup %s (see 'mltcpctl status')", path.c_str());
@@ -774,6 +771,7 @@ int cmd_set(const std::vector<std::string> &args)
 	if (args.empty())
 		fail(kUsage, "set needs key=value arguments (keys: %s)", param_names().c_str());
 	need_root("mltcpctl set");
+	lock_host_state("set");
 	need_loaded();
 	mltcp_params p = read_config();
 	for (const auto &a : args)
@@ -1019,6 +1017,55 @@ void print_main_help(FILE *out)
 }
 
 }  // namespace
+
+// Entry points for the other parts of mltcpctl (mltcpctl.h).
+int ctl_load(const std::vector<std::string> &args) { return cmd_load(args); }
+int ctl_unload(const std::vector<std::string> &args) { return cmd_unload(args); }
+int ctl_attach(const std::vector<std::string> &args) { return cmd_attach(args); }
+int ctl_detach(const std::vector<std::string> &args) { return cmd_detach(args); }
+int ctl_set(const std::vector<std::string> &args) { return cmd_set(args); }
+bool ctl_loaded() { return loaded(); }
+void ctl_apply_param(mltcp_params &p, const std::string &kv) { apply_param(p, kv); }
+void ctl_validate_params(const mltcp_params &p) { validate_params(p); }
+mltcp_params ctl_read_config() { return read_config(); }
+
+std::vector<std::string> ctl_param_strings(const mltcp_params &p)
+{
+	std::vector<std::string> out;
+	for (const auto &f : kParams)
+		out.push_back(std::string(f.name) + "=" + std::to_string(p.*(f.field)));
+	return out;
+}
+
+std::vector<FlowSample> ctl_read_flows()
+{
+	std::vector<FlowSample> out;
+	for (const auto &f : read_flows())
+		out.push_back({f.key, f.st, addr_str(f.key, f.key.saddr, f.key.sport),
+			       addr_str(f.key, f.key.daddr, f.key.dport), variant_cc(f.st.variant)});
+	return out;
+}
+
+std::vector<std::string> ctl_registered_variants()
+{
+	std::vector<std::string> out;
+	for (const auto &v : kVariants)
+		if (cc_available(v.cc))
+			out.push_back(v.cc);
+	return out;
+}
+
+std::vector<std::pair<unsigned long long, std::string>> ctl_attachments()
+{
+	std::vector<std::pair<unsigned long long, std::string>> out;
+	for (const auto &a : list_dir(MLTCP_PIN_CGROUP_DIR)) {
+		auto us = a.find('_');
+		if (us != std::string::npos)
+			out.push_back({std::strtoull(a.substr(0, us).c_str(), nullptr, 10),
+				       a.substr(us + 1)});
+	}
+	return out;
+}
 
 int main(int argc, char **argv)
 {
