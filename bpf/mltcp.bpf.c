@@ -145,6 +145,15 @@ static __always_inline const struct mltcp_params *mltcp_params_get(void)
 /* Windows repaired since load (both variants), for tests and debugging. */
 volatile __u64 mltcp_guard_repairs;
 
+/* Host counters since load, both variants (the .bss map is pinned as
+ * MLTCP_PIN_COUNTERS; mltcpctl exporter serves them): flows that got a
+ * stats entry, flows refused one (table full), iterations completed and
+ * of those started by a hint, summed over flows. */
+volatile __u64 mltcp_flows_tracked;
+volatile __u64 mltcp_flows_untracked;
+volatile __u64 mltcp_iterations;
+volatile __u64 mltcp_iterations_hinted;
+
 static __always_inline __u32 mltcp_guard_limit(__u32 high)
 {
 	return high ? high * 2 + MLTCP_GUARD_SLACK : MLTCP_GUARD_FIRST_MAX;
@@ -260,11 +269,18 @@ static __always_inline void mltcp_stats_update(struct sock *sk,
 	st = bpf_map_lookup_elem(&mltcp_stats, &key);
 	if (!st) {
 		fresh.variant = variant;
-		bpf_map_update_elem(&mltcp_stats, &key, &fresh, BPF_NOEXIST);
+		if (bpf_map_update_elem(&mltcp_stats, &key, &fresh, BPF_NOEXIST) == 0)
+			__sync_fetch_and_add(&mltcp_flows_tracked, 1);
 		st = bpf_map_lookup_elem(&mltcp_stats, &key);
-		if (!st)
+		if (!st) {
+			__sync_fetch_and_add(&mltcp_flows_untracked, 1);
 			return;	/* table full: this flow is not shown */
+		}
 	}
+	if (it->iterations > st->iterations)
+		__sync_fetch_and_add(&mltcp_iterations, it->iterations - st->iterations);
+	if (it->hinted > st->hinted)
+		__sync_fetch_and_add(&mltcp_iterations_hinted, it->hinted - st->hinted);
 	st->iter_bytes = it->iter_bytes;
 	st->bytes_per_iter = it->bytes_per_iter;
 	st->bytes_acked = tp->bytes_acked;

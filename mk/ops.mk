@@ -2,12 +2,18 @@
 #
 #   make check-ops-concurrency  state-changing mltcpctl commands run at once
 #                               keep each other's work (root; host lock; ~5 s)
+#   make check-ops-exporter     mltcpctl exporter scraped by a real Prometheus
+#                               during MLTCP traffic (root; host lock; ~20 s)
 
-CHECK_TARGETS += check-ops-concurrency
+DEB_PACKAGES  += libcpp-httplib-dev prometheus curl
+CHECK_TARGETS += check-ops-concurrency check-ops-exporter
 
 OPS_CTL := $(BUILD)/cmake/tools/mltcpctl/mltcpctl
 
-.PHONY: check-ops-concurrency
+.PHONY: check-ops-concurrency check-ops-exporter
 
 check-ops-concurrency: cmake-build
 	BUILD=$(BUILD) MLTCPCTL=$(OPS_CTL) $(ROOT)/tests/bpf/concurrency_test.sh
+
+check-ops-exporter: cmake-build
+	BUILD=$(BUILD) MLTCPCTL=$(OPS_CTL) $(ROOT)/tests/bpf/exporter_test.sh

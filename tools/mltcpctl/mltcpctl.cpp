@@ -362,7 +362,8 @@ void unregister_all(std::vector<std::string> &notes)
 
 void remove_pins()
 {
-	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_STATS, MLTCP_PIN_STATE})
+	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_STATS, MLTCP_PIN_STATE,
+			      MLTCP_PIN_COUNTERS})
 		unlink(p);
 	rmdir(MLTCP_PIN_DIR);
 }
@@ -528,6 +529,7 @@ int cmd_load(const std::vector<std::string> &args)
 		pin_map(skel->maps.mltcp_config, MLTCP_PIN_CONFIG, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.mltcp_stats, MLTCP_PIN_STATS, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.mltcp_state, MLTCP_PIN_STATE, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.bss, MLTCP_PIN_COUNTERS, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.mltcp_hints, MLTCP_PIN_HINTS, hint_group.empty() ? 0600 : 0660, gid);
 		for (const auto &v : vs)
 			register_variant(v.id == MLTCP_VARIANT_RENO ? skel->maps.mltcp
@@ -817,8 +819,6 @@ std::vector<Flow> read_flows()
 	return out;
 }
 
-double ratio_value(__u32 r) { return r == MLTCP_RATIO_NONE ? -1.0 : r / 1024.0; }
-
 void print_table(const std::vector<Flow> &flows)
 {
 	std::printf("%-10s %-22s %-22s %-11s %6s %6s %12s %12s %6s %6s %6s\n", "netns", "local",
@@ -863,42 +863,6 @@ void print_json(const std::vector<Flow> &flows)
 	std::printf("%s]}\n", flows.empty() ? "" : "\n");
 }
 
-void print_prometheus(const std::vector<Flow> &flows)
-{
-	struct Metric {
-		const char *name, *type, *help;
-		double (*get)(const mltcp_flow_stats &);
-	};
-	static const Metric metrics[] = {
-		{"mltcp_flow_iterations_total", "counter", "Completed iterations (detected + hinted).",
-		 [](const mltcp_flow_stats &s) { return double(s.iterations); }},
-		{"mltcp_flow_iterations_hinted_total", "counter", "Iterations started by a hint.",
-		 [](const mltcp_flow_stats &s) { return double(s.hinted); }},
-		{"mltcp_flow_iteration_bytes", "gauge", "Bytes acked in the current iteration.",
-		 [](const mltcp_flow_stats &s) { return double(s.iter_bytes); }},
-		{"mltcp_flow_bytes_per_iteration", "gauge", "Learned or hinted bytes per iteration.",
-		 [](const mltcp_flow_stats &s) { return double(s.bytes_per_iter); }},
-		{"mltcp_flow_bytes_ratio", "gauge", "bytes_ratio (-1: no iteration structure).",
-		 [](const mltcp_flow_stats &s) { return ratio_value(s.ratio); }},
-		{"mltcp_flow_gain", "gauge", "Current MLTCP gain F (1 = neutral).",
-		 [](const mltcp_flow_stats &s) { return s.gain / 1024.0; }},
-		{"mltcp_flow_cwnd_segments", "gauge", "Congestion window in segments.",
-		 [](const mltcp_flow_stats &s) { return double(s.cwnd); }},
-		{"mltcp_flow_srtt_seconds", "gauge", "Smoothed RTT.",
-		 [](const mltcp_flow_stats &s) { return s.srtt_us / 1e6; }},
-	};
-	std::printf("# HELP mltcp_flows Live MLTCP flows.\n# TYPE mltcp_flows gauge\nmltcp_flows %zu\n",
-		    flows.size());
-	for (const auto &m : metrics) {
-		std::printf("# HELP %s %s\n# TYPE %s %s\n", m.name, m.help, m.name, m.type);
-		for (const auto &f : flows)
-			std::printf("%s{netns=\"%u\",local=\"%s\",remote=\"%s\",cc=\"%s\"} %.6g\n", m.name,
-				    f.key.netns, addr_str(f.key, f.key.saddr, f.key.sport).c_str(),
-				    addr_str(f.key, f.key.daddr, f.key.dport).c_str(),
-				    variant_cc(f.st.variant), m.get(f.st));
-	}
-}
-
 int cmd_stats(const std::vector<std::string> &args)
 {
 	enum { kTable, kJson, kProm } fmt = kTable;
@@ -925,7 +889,7 @@ int cmd_stats(const std::vector<std::string> &args)
 		if (fmt == kJson)
 			print_json(flows);
 		else if (fmt == kProm)
-			print_prometheus(flows);
+			std::fputs(exporter_metrics_text().c_str(), stdout);
 		else
 			print_table(flows);
 		std::fflush(stdout);
@@ -997,7 +961,9 @@ const Command kCommands[] = {
 	 "usage: mltcpctl stats [--json | --prometheus] [--watch SECONDS]\n"
 	 "Per-flow MLTCP state: iterations (detected and hinted), bytes in the current\n"
 	 "iteration, learned bytes per iteration, bytes_ratio, gain F, cwnd.  --json for\n"
-	 "scripts, --prometheus for the text exposition format; --watch repeats.\n"},
+	 "scripts, --prometheus for the text exposition format (the exporter's\n"
+	 "/metrics, see 'mltcpctl exporter --help'); --watch repeats.\n"},
+	{"exporter", cmd_exporter, kExporterUsage},
 };
 
 void print_main_help(FILE *out)
@@ -1013,6 +979,7 @@ void print_main_help(FILE *out)
 		     "  status    what is loaded, attached, configured\n"
 		     "  set       change runtime parameters\n"
 		     "  stats     per-flow statistics (table, JSON, Prometheus)\n"
+		     "  exporter  serve the statistics to Prometheus over HTTP\n"
 		     "exit codes: 0 ok, 1 runtime failure, 2 usage error\n");
 }
 

@@ -66,6 +66,8 @@ const char *state_lock_path();
 
 // --- exporter.cpp --------------------------------------------------------
 int cmd_exporter(const std::vector<std::string> &args);
+// What one scrape of /metrics returns (mltcpctl stats --prometheus).
+std::string exporter_metrics_text();
 extern const char *const kExporterUsage;
 
 // --- service.cpp ---------------------------------------------------------
