@@ -964,6 +964,7 @@ const Command kCommands[] = {
 	 "scripts, --prometheus for the text exposition format (the exporter's\n"
 	 "/metrics, see 'mltcpctl exporter --help'); --watch repeats.\n"},
 	{"exporter", cmd_exporter, kExporterUsage},
+	{"service", cmd_service, kServiceUsage},
 };
 
 void print_main_help(FILE *out)
@@ -980,6 +981,7 @@ void print_main_help(FILE *out)
 		     "  set       change runtime parameters\n"
 		     "  stats     per-flow statistics (table, JSON, Prometheus)\n"
 		     "  exporter  serve the statistics to Prometheus over HTTP\n"
+		     "  service   start/reload/stop from /etc/mltcp/mltcp.conf (mltcp.service)\n"
 		     "exit codes: 0 ok, 1 runtime failure, 2 usage error\n");
 }
 
@@ -992,6 +994,10 @@ int ctl_attach(const std::vector<std::string> &args) { return cmd_attach(args); 
 int ctl_detach(const std::vector<std::string> &args) { return cmd_detach(args); }
 int ctl_set(const std::vector<std::string> &args) { return cmd_set(args); }
 bool ctl_loaded() { return loaded(); }
+bool ctl_leftovers() { return path_exists(MLTCP_PIN_DIR); }
+void ctl_check_variant(const std::string &v, bool allow_all) { parse_variants(v, allow_all); }
+void ctl_check_cgroup(const std::string &path) { check_cgroup(path); }
+std::string ctl_cgroup2_mount() { return cgroup2_mount(); }
 void ctl_apply_param(mltcp_params &p, const std::string &kv) { apply_param(p, kv); }
 void ctl_validate_params(const mltcp_params &p) { validate_params(p); }
 mltcp_params ctl_read_config() { return read_config(); }
@@ -1001,6 +1007,14 @@ std::vector<std::string> ctl_param_strings(const mltcp_params &p)
 	std::vector<std::string> out;
 	for (const auto &f : kParams)
 		out.push_back(std::string(f.name) + "=" + std::to_string(p.*(f.field)));
+	return out;
+}
+
+std::vector<std::pair<std::string, std::string>> ctl_param_docs()
+{
+	std::vector<std::pair<std::string, std::string>> out;
+	for (const auto &f : kParams)
+		out.push_back({f.name, f.help});
 	return out;
 }
 

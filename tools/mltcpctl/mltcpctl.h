@@ -36,6 +36,12 @@ int ctl_detach(const std::vector<std::string> &args);
 int ctl_set(const std::vector<std::string> &args);
 
 bool ctl_loaded();
+// Anything under the pin directory (a load, or a crashed one's leftovers).
+bool ctl_leftovers();
+// As load/attach check them (Failure kUsage naming what is wrong).
+void ctl_check_variant(const std::string &v, bool allow_all);
+void ctl_check_cgroup(const std::string &path);
+std::string ctl_cgroup2_mount();
 // One "key=value" onto p, as 'mltcpctl set' parses it (Failure kUsage).
 void ctl_apply_param(mltcp_params &p, const std::string &kv);
 // The whole set, as 'mltcpctl set' checks it (Failure kUsage).
@@ -43,6 +49,8 @@ void ctl_validate_params(const mltcp_params &p);
 mltcp_params ctl_read_config();
 // Every parameter as "key=value", in the order 'mltcpctl status' shows them.
 std::vector<std::string> ctl_param_strings(const mltcp_params &p);
+// Every parameter's name and one-line description.
+std::vector<std::pair<std::string, std::string>> ctl_param_docs();
 
 struct FlowSample {
 	mltcp_flow_key key;
