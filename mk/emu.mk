@@ -11,7 +11,6 @@
 #   make demo               two identical jobs with cubic, reno, then mltcp, on the
 #                           testbed: before/after table and pictures (~2 min)
 
-DEB_PACKAGES  += iproute2 ethtool iputils-ping util-linux python3 python3-matplotlib
 CHECK_TARGETS += check-emu
 
 EMU_BIN         = $(BUILD)/cmake/tools/emu/mltcp-emu

@@ -37,8 +37,13 @@ die() { echo "service_test: $*" >&2; exit 1; }
 ((EUID == 0)) || die "needs root"
 [[ -x $CTL ]] || die "mltcpctl not built at $CTL"
 [[ -n $CG2 ]] || die "no cgroup2 mount found"
-exec 9>/run/lock/mltcp-host.lock
-flock 9
+# tests/deb/deb_test.sh holds the host lock and hands its descriptor down
+if [[ -n ${MLTCP_HOST_LOCK_FD:-} ]]; then
+	flock "$MLTCP_HOST_LOCK_FD"	# the holder's own open file: immediate
+else
+	exec 9>/run/lock/mltcp-host.lock
+	flock 9
+fi
 
 if [[ -n ${UNIT_DIR:-} ]]; then
 	cp "$UNIT_DIR"/mltcp.service "$UNIT_DIR"/mltcp-exporter.service "$WORK/" || die "no units in $UNIT_DIR"
@@ -151,7 +156,7 @@ bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG_A" $PY "$TRAFFIC" client
 	--port "$PORT" --iterations 4 --bytes 300000 --gap-ms 60 --hold 3 >"$WORK/cli.json" &
 CLI=$!; BG_PIDS+=($CLI)
 flow() { "$CTL" stats --json | $PY -c 'import json,sys; print(*("%s %d" % (x["local"], x["iterations"]) for x in json.load(sys.stdin)["flows"]))'; }
-for _ in $(seq 100); do b=$(flow); [[ $b == *" 3" ]] && break; sleep 0.05; done
+for _ in $(seq 100); do b=$(flow); [[ -n $b ]] && ((${b##* } >= 3)) && break; sleep 0.05; done
 write_conf 1024
 if unit_exec ExecReload >"$WORK/out" 2>&1 && "$CTL" status | grep -Eq "slope +1024"; then
 	ok "ExecReload: slope 2048 -> 1024 on the running MLTCP"
