@@ -78,10 +78,18 @@ expect_rc 1 "Address already in use" "a second exporter on the same port" \
 if curl -sf "$METRICS" | grep -qx "mltcp_loaded 0"; then ok "before load: mltcp_loaded 0"; else bad "before load: no 'mltcp_loaded 0'"; fi
 
 "$CTL" load --param idle_min_us=20000 >/dev/null || die "load failed"
+ALERTS=$ROOT/tools/mltcpctl/prometheus/mltcp-alerts.yml
+if promtool check rules "$ALERTS" >"$WORK/rules.out" 2>&1; then
+	ok "promtool check rules: $(grep -o 'SUCCESS.*' "$WORK/rules.out")"
+else
+	bad "promtool check rules $ALERTS:"; sed 's/^/       | /' "$WORK/rules.out"
+fi
 cat >"$WORK/prometheus.yml" <<EOC
 global:
   scrape_interval: 1s
   scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files: ['$ALERTS']
 scrape_configs:
   - job_name: mltcp
     static_configs:
@@ -178,6 +186,12 @@ print("query max_over_time(mltcp_flows[1m]) -> %g; mltcp_window_repairs_total ->
 up, _ = scalar('up{job="mltcp"}')
 if up != 1:
     errors.append("up{job=mltcp} is %g" % up)
+r = json.load(urllib.request.urlopen(prom + "/api/v1/rules", timeout=5))
+rules = [x for g in r["data"]["groups"] for x in g["rules"]]
+print("alert rules loaded: %s" % ", ".join("%s (%s, %s)" % (x["name"], x["health"], x["state"])
+                                           for x in rules))
+if len(rules) < 4 or any(x["health"] != "ok" or x["state"] != "inactive" for x in rules):
+    errors.append("alert rules not all healthy and inactive on a healthy host")
 for e in errors:
     print("ERROR " + e)
 sys.exit(1 if errors else 0)

@@ -4,11 +4,14 @@
  * congestion controls (bpf/mltcp.bpf.c, bpf/mltcp_sockops.bpf.c).
  *
  * All state lives in bpffs under /sys/fs/bpf/mltcp/ so that it outlives this
- * process: the maps (config, hints, stats, state), one pin per registered
- * variant (link_<cc> for a struct_ops link on kernels >= 6.4, ops_<cc> for
- * the plainly registered struct_ops map on older ones) and one pinned
- * cgroup sock_ops link per attachment (cgroups/<cgroup id>_<cc>).
- * `unload` removes all of it.
+ * process: the maps (config, hints, stats, state, counters = the programs'
+ * .bss), one pin per registered variant (link_<cc> for a struct_ops link
+ * on kernels >= 6.4, ops_<cc> for the plainly registered struct_ops map on
+ * older ones) and one pinned cgroup sock_ops link per attachment
+ * (cgroups/<cgroup id>_<cc>).
+ * `unload` removes all of it.  Commands that change it hold the state lock
+ * (lock.cpp); the exporter (exporter.cpp) and the systemd service's actions
+ * (service.cpp) live in their own files.
  *
  * Exit codes: 0 ok, 1 runtime failure, 2 usage error.
  */
