@@ -2,7 +2,8 @@
 # (mk/*.mk); this file holds what they share.  Out-of-source: all outputs go
 # under $(BUILD).
 #
-#   make deps         install the Debian packages the project needs
+#   make deps         install the Debian packages the project needs (debian/control)
+#   make deb          the Debian packages (build/deb/*.deb), see mk/ops.mk
 #   make all          build everything
 #   make check        install, build and run every test
 #   make demo         the main job: jobs interleaving on this machine
@@ -20,9 +21,8 @@ CMAKE_TYPE ?= RelWithDebInfo
 # <area> (cmake/MltcpTests.cmake).  $(call ctest_area,<build dir>,<area>)
 ctest_area = cd $(1) && ctest --output-on-failure --no-tests=error -L '^$(2)$$'
 
-# Fragments add to these.
-DEB_PACKAGES   := build-essential cmake pkg-config clang llvm libclang-rt-14-dev \
-                  libgtest-dev libgmock-dev libbenchmark-dev
+# Fragments add to these.  The Debian packages the project needs are not
+# listed here: debian/control's Build-Depends is the one list (make deps).
 ALL_TARGETS    := cmake-build
 CHECK_TARGETS  :=
 CLEAN_DIRS     := $(BUILD)
@@ -37,7 +37,8 @@ include $(ROOT)/mk/core.mk
 include $(filter-out $(ROOT)/mk/core.mk,$(sort $(wildcard $(ROOT)/mk/*.mk)))
 
 deps:
-	@$(ROOT)/tools/install-deps.sh $(sort $(DEB_PACKAGES))
+	$(if $(DEB_PACKAGES),$(error DEB_PACKAGES is gone: add $(DEB_PACKAGES) to debian/control's Build-Depends instead))
+	@$(ROOT)/tools/install-deps.sh
 
 $(BUILD)/cmake/CMakeCache.txt:
 	@mkdir -p $(BUILD)/cmake

@@ -133,6 +133,16 @@ static __always_inline int tcp_is_cwnd_limited(const struct sock *sk)
 /* Windows repaired since load (both variants), for tests and debugging. */
 volatile __u64 mltcp_guard_repairs;
 
+/* Host counters since load, both variants (the .bss map is pinned as
+ * MLTCP_PIN_COUNTERS; mltcpctl exporter serves them): flows that got a
+ * stats entry, flows refused one (no memory for its socket storage),
+ * iterations completed and
+ * of those started by a hint, summed over flows. */
+volatile __u64 mltcp_flows_tracked;
+volatile __u64 mltcp_flows_untracked;
+volatile __u64 mltcp_iterations;
+volatile __u64 mltcp_iterations_hinted;
+
 static __always_inline __u32 mltcp_guard_limit(__u32 high)
 {
 	return high ? high * 2 + MLTCP_GUARD_SLACK : MLTCP_GUARD_FIRST_MAX;
@@ -215,10 +225,20 @@ static __always_inline void mltcp_stats_update(struct sock *sk,
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_flow_stats *st;
 
-	st = bpf_sk_storage_get(&mltcp_flows, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!st)
-		return;	/* no memory: this flow is not shown */
-	st->variant = variant;
+	st = bpf_sk_storage_get(&mltcp_flows, sk, NULL, 0);
+	if (!st) {
+		st = bpf_sk_storage_get(&mltcp_flows, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+		if (!st) {
+			__sync_fetch_and_add(&mltcp_flows_untracked, 1);
+			return;	/* no memory: this flow is not shown */
+		}
+		__sync_fetch_and_add(&mltcp_flows_tracked, 1);
+		st->variant = variant;
+	}
+	if (it->iterations > st->iterations)
+		__sync_fetch_and_add(&mltcp_iterations, it->iterations - st->iterations);
+	if (it->hinted > st->hinted)
+		__sync_fetch_and_add(&mltcp_iterations_hinted, it->hinted - st->hinted);
 	st->iter_bytes = it->iter_bytes;
 	st->bytes_per_iter = it->bytes_per_iter;
 	st->bytes_acked = tp->bytes_acked;

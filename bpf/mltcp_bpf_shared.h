@@ -24,6 +24,7 @@
  * struct mltcp_flow_record per MLTCP socket of the reader's namespace. */
 #define MLTCP_PIN_STATS		MLTCP_PIN_DIR "/stats"
 #define MLTCP_PIN_STATE		MLTCP_PIN_DIR "/state"
+#define MLTCP_PIN_COUNTERS	MLTCP_PIN_DIR "/counters"	/* mltcp.bpf.c .bss */
 /* struct_ops registration: "<dir>/link_<cc>" (link) or "<dir>/ops_<cc>" (map) */
 #define MLTCP_PIN_CGROUP_DIR	MLTCP_PIN_DIR "/cgroups"
 

@@ -6,8 +6,6 @@
 #   make check-bpf-vm  load/select/unload on Debian 12's 6.1 in the VM (~15 s)
 #   make bench-bpf     throughput and sender CPU/GB vs reno and cubic (~3 min)
 
-DEB_PACKAGES  += bpftool libbpf-dev libelf-dev zlib1g-dev iproute2 ethtool \
-                 python3 util-linux
 CHECK_TARGETS += check-bpf check-bpf-vm
 
 BPF_TEST_ENV := BUILD=$(BUILD) MLTCPCTL=$(BUILD)/cmake/tools/mltcpctl/mltcpctl \

@@ -1,7 +1,6 @@
 # Core: unit tests (plain, then ASan+UBSan), a bounded libFuzzer run, the
 # three-world compile check (C++, BPF, kbuild) and the per-ack benchmark.
 
-DEB_PACKAGES  += linux-headers-amd64 libbpf-dev
 CHECK_TARGETS += check-core
 FUZZ_SECONDS  ?= 30
 KDIR_DEBIAN   ?= $(firstword $(wildcard /usr/src/linux-headers-*-amd64))

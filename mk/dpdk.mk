@@ -7,7 +7,6 @@
 # switch").  Transfers are 1 GB per loss rate over memif, 256 MB over
 # af_packet (check-dpdk-full: 1 GB there too).  About 4 minutes in all.
 
-DEB_PACKAGES  += dpdk-dev libdpdk-dev libssl-dev iproute2 util-linux
 CHECK_TARGETS += check-dpdk
 DPDK_BIN      := $(BUILD)/cmake/dpdk_transport/mltcp-dpdk
 DPDK_ASAN_DIR := $(BUILD)/dpdk-asan

@@ -11,7 +11,6 @@
 #   make demo               two identical jobs with cubic, reno, then mltcp, on the
 #                           testbed: before/after table and pictures (~2 min)
 
-DEB_PACKAGES  += iproute2 ethtool iputils-ping util-linux python3 python3-matplotlib
 CHECK_TARGETS += check-emu
 
 EMU_BIN         = $(BUILD)/cmake/tools/emu/mltcp-emu
@@ -39,8 +38,15 @@ bench-interleave: cmake-build
 
 DEMO_CCS       ?= cubic reno mltcp
 
+# Builds only what it runs (mltcpctl with the BPF datapath, mltcp-emu),
+# shows progress, then the before/after table and where the pictures are;
+# the targets' verdicts are make bench-interleave's (and build/demo/table.txt).
 demo: deps
-	@$(MAKE) --no-print-directory cmake-build
-	rm -rf $(BUILD)/demo
-	$(INTERLEAVE) --demo --out $(BUILD)/demo --reps 2 --iterations 30 \
+	@$(MAKE) --no-print-directory cmake-configure
+	@echo "demo: building mltcpctl (the BPF datapath) and mltcp-emu (the job emulator)"
+	@cmake --build $(BUILD)/cmake -j$(JOBS) --target mltcpctl mltcp-emu 2>&1 | \
+	    { grep --line-buffered -E '^\[ *[0-9]+%\] (Building|Linking|BPF|Generating)|rror' || true; }
+	@rm -rf $(BUILD)/demo
+	@echo "demo: two identical training jobs share a 200 Mbit/s link, with $(DEMO_CCS)"
+	@$(INTERLEAVE) --demo --out $(BUILD)/demo --reps 2 --iterations 30 \
 	    --mixes two_identical --ccs "$(DEMO_CCS)"

@@ -12,8 +12,6 @@
 #                         interleave.py's analysis (~6 min; VM_IL_REPS,
 #                         VM_IL_CCS, VM_IL_ITERATIONS, VM_IL_OUT, VM_IL_ARGS)
 
-DEB_PACKAGES  += linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod \
-                 dkms ethtool iproute2 file
 CHECK_TARGETS += vm-test
 ALL_TARGETS   += kmod
 

@@ -9,9 +9,6 @@
 #   make bench-rdma       paced-rate accuracy, CNP round trip and two-job
 #                         interleaving in the guest; ends in RESULT lines
 
-DEB_PACKAGES  += libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libpcap-dev zlib1g-dev \
-                 rdmacm-utils ibverbs-utils libbpf-dev bpftool clang iproute2 \
-                 qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 tcpdump
 CHECK_TARGETS += check-rdma
 
 RDMA_VM_RUN   := $(ROOT)/tests/vm/run.sh

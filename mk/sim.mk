@@ -3,7 +3,6 @@
 # its tests, smoke run, benchmark and the experiments that write docs/.
 # libgsl-dev: ns-3's pkg-config files name GSL, which its libraries link.
 
-DEB_PACKAGES  += libns3-dev libgsl-dev python3-matplotlib
 CHECK_TARGETS += check-sim
 SIM_BIN       := $(BUILD)/cmake/sim/mltcp-sim
 SIM_PY        := /usr/bin/python3

@@ -301,7 +301,7 @@ test_iterations() {
 	BG_PIDS+=($!)
 	sleep 0.8
 	check "stats --prometheus shows the live flow" bash -c \
-		"'$CTL' stats --prometheus | grep -E '^mltcp_flow_gain\{netns=\"[0-9]+\",local=\"127.0.0.1:[0-9]+\",remote=\"127.0.0.1:$PORT\",cc=\"mltcp_cubic\"\} '"
+		"'$CTL' stats --prometheus | grep -E '^mltcp_flow_gain_ratio\{variant=\"mltcp_cubic\",netns=\"[0-9]+\",local=\"127.0.0.1:[0-9]+\",remote=\"127.0.0.1:$PORT\"\} '"
 	check "stats --watch 0.2 repeats" bash -c \
 		"timeout 0.9 '$CTL' stats --watch 0.2 | grep -c '^netns' | awk '{ exit !(\$1 >= 3) }'"
 	wait_file "$WORK/srv.json"

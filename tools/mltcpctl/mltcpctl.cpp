@@ -5,11 +5,14 @@
  *
  * All state lives in bpffs under /sys/fs/bpf/mltcp/ so that it outlives this
  * process: the maps (config = the program's .data with its parameters,
- * hints, state), the stats iterator link (stats), one pin per registered
- * variant (link_<cc> for a struct_ops link on kernels >= 6.4, ops_<cc> for
- * the plainly registered struct_ops map on older ones) and one pinned
- * cgroup sock_ops link per attachment (cgroups/<cgroup id>_<cc>).
- * `unload` removes all of it.
+ * counters = its .bss with the host counters, hints, state), the stats
+ * iterator link (stats), one pin per registered variant (link_<cc> for a
+ * struct_ops link on kernels >= 6.4, ops_<cc> for the plainly registered
+ * struct_ops map on older ones) and one pinned cgroup sock_ops link per
+ * attachment (cgroups/<cgroup id>_<cc>).
+ * `unload` removes all of it.  Commands that change it hold the state lock
+ * (lock.cpp); the exporter (exporter.cpp) and the systemd service's actions
+ * (service.cpp) live in their own files.
  *
  * Exit codes: 0 ok, 1 runtime failure, 2 usage error.
  */
@@ -47,6 +50,18 @@
 #include "mltcp_bpf_shared.h"
 #include "mltcp.skel.h"
 #include "mltcp_sockops.skel.h"
+#include "mltcpctl.h"
+
+void fail(int code, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	throw Failure{code, buf};
+}
 
 namespace {
 
@@ -58,25 +73,6 @@ constexpr const char *kBtf = "/sys/kernel/btf/vmlinux";
 constexpr const char *kAvailCc = "/proc/sys/net/ipv4/tcp_available_congestion_control";
 constexpr const char *kDefaultCc = "/proc/sys/net/ipv4/tcp_congestion_control";
 constexpr const char *kFallbackCc = "cubic";
-
-enum Exit { kOk = 0, kRuntime = 1, kUsage = 2 };
-
-struct Failure {
-	int code;
-	std::string msg;
-};
-
-[[noreturn]] void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fail(int code, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	throw Failure{code, buf};
-}
 
 std::string errstr(int err) { return std::strerror(err < 0 ? -err : err); }
 
@@ -358,7 +354,8 @@ void unregister_all(std::vector<std::string> &notes)
 
 void remove_pins()
 {
-	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_STATS, MLTCP_PIN_STATE})
+	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_STATS, MLTCP_PIN_STATE,
+			      MLTCP_PIN_COUNTERS})
 		unlink(p);
 	rmdir(MLTCP_PIN_DIR);
 }
@@ -493,6 +490,7 @@ int cmd_load(const std::vector<std::string> &args)
 		gid = g->gr_gid;
 	}
 	need_root("mltcpctl load");
+	lock_host_state("load");
 	if (!path_exists(kBtf))
 		fail(kRuntime, "kernel lacks BTF (%s missing): MLTCP's BPF programs need a kernel "
 		     "built with CONFIG_DEBUG_INFO_BTF=y", kBtf);
@@ -538,6 +536,7 @@ int cmd_load(const std::vector<std::string> &args)
 		pin_map(skel->maps.data, MLTCP_PIN_CONFIG, 0600, static_cast<gid_t>(-1));
 		pin_stats_iter(skel);
 		pin_map(skel->maps.mltcp_state, MLTCP_PIN_STATE, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.bss, MLTCP_PIN_COUNTERS, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.mltcp_hints, MLTCP_PIN_HINTS, hint_group.empty() ? 0600 : 0660, gid);
 		for (const auto &v : vs)
 			register_variant(v.id == MLTCP_VARIANT_RENO ? skel->maps.mltcp
@@ -568,6 +567,7 @@ int cmd_unload(const std::vector<std::string> &args)
 	if (!args.empty())
 		fail(kUsage, "unload takes no arguments (see 'mltcpctl unload --help')");
 	need_root("mltcpctl unload");
+	lock_host_state("unload");
 	bool any = path_exists(MLTCP_PIN_DIR);
 	if (!any)
 		fail(kRuntime, "MLTCP is not loaded; nothing to unload");
@@ -637,6 +637,7 @@ int cmd_attach(const std::vector<std::string> &args)
 	Variant v = parse_variants(variant, false)[0];
 	Cgroup cg = check_cgroup(path);
 	need_root("mltcpctl attach");
+	lock_host_state("attach");
 	need_loaded();
 	if (!cc_available(v.cc))
 		fail(kRuntime, "variant %s is not loaded: run 'mltcpctl unload' and "
@@ -695,6 +696,7 @@ int cmd_detach(const std::vector<std::string> &args)
 		fail(kUsage, "detach needs --cgroup PATH (see 'mltcpctl detach --help')");
 	Cgroup cg = check_cgroup(path);
 	need_root("mltcpctl detach");
+	lock_host_state("detach");
 	std::string name = find_attachment(cg.id);
 	if (name.empty())
 		fail(kRuntime, "MLTCP is not attached to cgroup %s (see 'mltcpctl status')", path.c_str());
@@ -780,6 +782,7 @@ int cmd_set(const std::vector<std::string> &args)
 		fail(kUsage, "set needs key=value arguments (keys: %s)",
 		     mltcp::ParamNames<mltcp_params>().c_str());
 	need_root("mltcpctl set");
+	lock_host_state("set");
 	need_loaded();
 	mltcp_params p = read_config();
 	for (const auto &a : args)
@@ -892,8 +895,6 @@ std::vector<Flow> read_flows()
 	return out;
 }
 
-double ratio_value(__u32 r) { return r == MLTCP_RATIO_NONE ? -1.0 : r / 1024.0; }
-
 void print_table(const std::vector<Flow> &flows)
 {
 	std::printf("%-10s %-22s %-22s %-11s %6s %6s %12s %12s %6s %6s %6s\n", "netns", "local",
@@ -938,42 +939,6 @@ void print_json(const std::vector<Flow> &flows)
 	std::printf("%s]}\n", flows.empty() ? "" : "\n");
 }
 
-void print_prometheus(const std::vector<Flow> &flows)
-{
-	struct Metric {
-		const char *name, *type, *help;
-		double (*get)(const mltcp_flow_stats &);
-	};
-	static const Metric metrics[] = {
-		{"mltcp_flow_iterations_total", "counter", "Completed iterations (detected + hinted).",
-		 [](const mltcp_flow_stats &s) { return double(s.iterations); }},
-		{"mltcp_flow_iterations_hinted_total", "counter", "Iterations started by a hint.",
-		 [](const mltcp_flow_stats &s) { return double(s.hinted); }},
-		{"mltcp_flow_iteration_bytes", "gauge", "Bytes acked in the current iteration.",
-		 [](const mltcp_flow_stats &s) { return double(s.iter_bytes); }},
-		{"mltcp_flow_bytes_per_iteration", "gauge", "Learned or hinted bytes per iteration.",
-		 [](const mltcp_flow_stats &s) { return double(s.bytes_per_iter); }},
-		{"mltcp_flow_bytes_ratio", "gauge", "bytes_ratio (-1: no iteration structure).",
-		 [](const mltcp_flow_stats &s) { return ratio_value(s.ratio); }},
-		{"mltcp_flow_gain", "gauge", "Current MLTCP gain F (1 = neutral).",
-		 [](const mltcp_flow_stats &s) { return s.gain / 1024.0; }},
-		{"mltcp_flow_cwnd_segments", "gauge", "Congestion window in segments.",
-		 [](const mltcp_flow_stats &s) { return double(s.cwnd); }},
-		{"mltcp_flow_srtt_seconds", "gauge", "Smoothed RTT.",
-		 [](const mltcp_flow_stats &s) { return s.srtt_us / 1e6; }},
-	};
-	std::printf("# HELP mltcp_flows Live MLTCP flows.\n# TYPE mltcp_flows gauge\nmltcp_flows %zu\n",
-		    flows.size());
-	for (const auto &m : metrics) {
-		std::printf("# HELP %s %s\n# TYPE %s %s\n", m.name, m.help, m.name, m.type);
-		for (const auto &f : flows)
-			std::printf("%s{netns=\"%u\",local=\"%s\",remote=\"%s\",cc=\"%s\"} %.6g\n", m.name,
-				    f.key.netns, addr_str(f.key, f.key.saddr, f.key.sport).c_str(),
-				    addr_str(f.key, f.key.daddr, f.key.dport).c_str(),
-				    variant_cc(f.st.variant), m.get(f.st));
-	}
-}
-
 int cmd_stats(const std::vector<std::string> &args)
 {
 	enum { kTable, kJson, kProm } fmt = kTable;
@@ -1000,7 +965,7 @@ int cmd_stats(const std::vector<std::string> &args)
 		if (fmt == kJson)
 			print_json(flows);
 		else if (fmt == kProm)
-			print_prometheus(flows);
+			std::fputs(exporter_metrics_text().c_str(), stdout);
 		else
 			print_table(flows);
 		std::fflush(stdout);
@@ -1063,7 +1028,10 @@ const Command kCommands[] = {
 	 "usage: mltcpctl stats [--json | --prometheus] [--watch SECONDS]\n"
 	 "Per-flow MLTCP state: iterations (detected and hinted), bytes in the current\n"
 	 "iteration, learned bytes per iteration, bytes_ratio, gain F, cwnd.  --json for\n"
-	 "scripts, --prometheus for the text exposition format; --watch repeats.\n"},
+	 "scripts, --prometheus for the text exposition format (the exporter's\n"
+	 "/metrics, see 'mltcpctl exporter --help'); --watch repeats.\n"},
+	{"exporter", cmd_exporter, kExporterUsage},
+	{"service", cmd_service, kServiceUsage},
 };
 
 void print_main_help(FILE *out)
@@ -1079,10 +1047,75 @@ void print_main_help(FILE *out)
 		     "  status    what is loaded, attached, configured\n"
 		     "  set       change runtime parameters\n"
 		     "  stats     per-flow statistics (table, JSON, Prometheus)\n"
+		     "  exporter  serve the statistics to Prometheus over HTTP\n"
+		     "  service   start/reload/stop from /etc/mltcp/mltcp.conf (mltcp.service)\n"
 		     "exit codes: 0 ok, 1 runtime failure, 2 usage error\n");
 }
 
 }  // namespace
+
+// Entry points for the other parts of mltcpctl (mltcpctl.h).
+int ctl_load(const std::vector<std::string> &args) { return cmd_load(args); }
+int ctl_unload(const std::vector<std::string> &args) { return cmd_unload(args); }
+int ctl_attach(const std::vector<std::string> &args) { return cmd_attach(args); }
+int ctl_detach(const std::vector<std::string> &args) { return cmd_detach(args); }
+int ctl_set(const std::vector<std::string> &args) { return cmd_set(args); }
+bool ctl_loaded() { return loaded(); }
+bool ctl_leftovers() { return path_exists(MLTCP_PIN_DIR); }
+void ctl_check_variant(const std::string &v, bool allow_all) { parse_variants(v, allow_all); }
+void ctl_check_cgroup(const std::string &path) { check_cgroup(path); }
+std::string ctl_cgroup2_mount() { return cgroup2_mount(); }
+void ctl_apply_param(mltcp_params &p, const std::string &kv) { apply_param(p, kv); }
+void ctl_validate_params(const mltcp_params &p) { validate_params(p); }
+mltcp_params ctl_read_config() { return read_config(); }
+
+std::vector<std::string> ctl_param_strings(const mltcp_params &p)
+{
+	std::vector<std::string> out;
+	for (const auto &r : ParamTable::Rows())
+		out.push_back(std::string(r.name) + "=" + std::to_string(mltcp::GetParam(&p, r)));
+	return out;
+}
+
+std::vector<std::pair<std::string, std::string>> ctl_param_docs()
+{
+	std::vector<std::pair<std::string, std::string>> out;
+	for (const auto &r : ParamTable::Rows())
+		out.push_back({r.name, std::string(r.help) + " (" + r.unit + ", " +
+					       std::to_string(r.min) + ".." + std::to_string(r.max) +
+					       ", default " + std::to_string(r.def) + ")"});
+	return out;
+}
+
+std::vector<FlowSample> ctl_read_flows()
+{
+	std::vector<FlowSample> out;
+	for (const auto &f : read_flows())
+		out.push_back({f.key, f.st, addr_str(f.key, f.key.saddr, f.key.sport),
+			       addr_str(f.key, f.key.daddr, f.key.dport), variant_cc(f.st.variant)});
+	return out;
+}
+
+std::vector<std::string> ctl_registered_variants()
+{
+	std::vector<std::string> out;
+	for (const auto &v : kVariants)
+		if (cc_available(v.cc))
+			out.push_back(v.cc);
+	return out;
+}
+
+std::vector<std::pair<unsigned long long, std::string>> ctl_attachments()
+{
+	std::vector<std::pair<unsigned long long, std::string>> out;
+	for (const auto &a : list_dir(MLTCP_PIN_CGROUP_DIR)) {
+		auto us = a.find('_');
+		if (us != std::string::npos)
+			out.push_back({std::strtoull(a.substr(0, us).c_str(), nullptr, 10),
+				       a.substr(us + 1)});
+	}
+	return out;
+}
 
 int main(int argc, char **argv)
 {
