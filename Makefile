@@ -16,6 +16,10 @@ BUILD      ?= $(ROOT)/build
 JOBS       ?= $(shell nproc)
 CMAKE_TYPE ?= RelWithDebInfo
 
+# The tests of one area: tests/<area>/, registered with CTest under the label
+# <area> (cmake/MltcpTests.cmake).  $(call ctest_area,<build dir>,<area>)
+ctest_area = cd $(1) && ctest --output-on-failure --no-tests=error -L '^$(2)$$'
+
 # Fragments add to these.
 DEB_PACKAGES   := build-essential cmake pkg-config clang llvm libclang-rt-14-dev \
                   libgtest-dev libgmock-dev libbenchmark-dev

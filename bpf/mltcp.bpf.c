@@ -2,26 +2,18 @@
 /*
  * mltcp.bpf.c - MLTCP as BPF struct_ops congestion controls:
  *
- *   "mltcp"        Reno (slow start, AIMD, reno undo) whose
- *                  congestion-avoidance growth is scaled by the MLTCP gain F
- *                  (tcp_cong_avoid_ai with w = mltcp_reno_ai_w(cwnd, F),
- *                  through the core's per-ack cache mltcp_reno_ai_w_cached)
- *                  and whose loss keeps cwnd * F/2 (mltcp_decrease_beta);
- *   "mltcp_cubic"  CUBIC ported the way the kernel selftest
- *                  tools/testing/selftests/bpf/progs/bpf_cubic.c does, with
- *                  F scaling CUBIC's clock (mltcp_cubic_epoch_scale), its
- *                  TCP-friendly estimate (mltcp_cubic_friendly_acks),
- *                  ca->cnt (mltcp_cubic_cnt, in place of its max(cnt, 2))
- *                  and the window kept at a loss (0.7 * F).
+ *   "mltcp"        Reno whose congestion-avoidance growth is scaled by the
+ *                  MLTCP gain F and whose loss keeps cwnd * F/2
+ *                  (mltcp_reno_flow_* in core/mltcp_reno.h);
+ *   "mltcp_cubic"  CUBIC with HyStart, F scaling its clock, its
+ *                  TCP-friendly estimate, ca->cnt and the window kept at a
+ *                  loss (mltcp_cubic_flow_* in core/mltcp_cubic.h, which
+ *                  lists how it differs from tcp_cubic.c).
  *
- * All policy (iteration tracking, gain, scaling) comes from core/mltcp.h;
- * this file only adapts kernel hooks to it.  Differences from bpf_cubic.c:
- * every CUBIC clock is the microsecond tcp_mstamp instead of jiffies, so no
- * CONFIG_HZ kconfig extern is needed (the Debian guest has no kernel config
- * file); the "once per jiffy" update limit becomes once per millisecond
- * (the jiffy at HZ=1000), and on CA_EVENT_TX_START the epoch is shifted by
- * the idle time since the last acked progress (MLTCP's own clock) instead of
- * since lsndtime (a jiffies stamp).
+ * All policy comes from core/mltcp.h; this file only adapts the kernel's
+ * hooks to it, as the kernel module does.  Differences from the module:
+ * the window guard below, and HyStart's TSO cushion uses a fixed 64 KiB GSO
+ * size (bpf_cubic.c does the same).
  *
  * Window guard (mltcp_guard_*): on the host kernel (6.18.44-fc) a small
  * fraction of struct_ops calls run no program: about 0.5% of the CA-state
@@ -245,13 +237,6 @@ static __always_inline void mltcp_stats_delete(struct sock *sk)
 	bpf_sk_storage_delete(&mltcp_flows, sk);
 }
 
-static __always_inline void mltcp_track_init(struct sock *sk, struct mltcp_iter *it)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-
-	mltcp_iter_init(it, tp->bytes_acked, mltcp_now_us(tp));
-}
-
 /* Every ack that acknowledges data: hints first, then the bytes. */
 static __always_inline void mltcp_track_ack(struct sock *sk, struct mltcp_iter *it,
 					    __u32 variant)
@@ -288,17 +273,11 @@ static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_i
 			       tp->srtt_us >> 3);
 }
 
-static __always_inline __u32 mltcp_current_gain(const struct mltcp_iter *it)
-{
-	return mltcp_gain(it, &mltcp_cfg);
-}
-
 /* ---------------------------------------------------------------------- */
 /* "mltcp": Reno with MLTCP-scaled additive increase.                      */
 
 struct mltcp_reno_ca {
-	struct mltcp_iter it;
-	struct mltcp_reno_cache cache;	/* core's per-ack fast path for w */
+	struct mltcp_reno_flow f;	/* core: tracker and w cache */
 	__u32 guard_high;		/* mltcp_guard's high-water window */
 };
 _Static_assert(sizeof(struct mltcp_reno_ca) <= ICSK_CA_PRIV_BYTES,
@@ -308,9 +287,9 @@ SEC("struct_ops/mltcp_reno_init")
 void BPF_PROG(mltcp_reno_init, struct sock *sk)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 
-	mltcp_track_init(sk, &ca->it);
-	mltcp_reno_cache_init(&ca->cache);
+	mltcp_reno_flow_init(&ca->f, tp->bytes_acked, mltcp_now_us(tp));
 	ca->guard_high = 0;
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 }
@@ -330,7 +309,7 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	w = mltcp_reno_ai_w_cached(&ca->cache, &ca->it, &mltcp_cfg, tp->snd_cwnd);
+	w = mltcp_reno_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd);
 	tcp_cong_avoid_ai(tp, w, acked);
 }
 
@@ -338,11 +317,7 @@ SEC("struct_ops/mltcp_reno_ssthresh")
 __u32 BPF_PROG(mltcp_reno_ssthresh, struct sock *sk)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
-	__u32 beta;
-
-	/* MLTCP: keep F/2 of the window instead of 1/2 (core/mltcp_window.h). */
-	beta = mltcp_decrease_beta(MLTCP_RENO_BETA, mltcp_gain(&ca->it, &mltcp_cfg), &mltcp_cfg);
-	return mltcp_ssthresh(tcp_sk(sk)->snd_cwnd, beta);
+	return mltcp_reno_flow_ssthresh(&ca->f, &mltcp_cfg, tcp_sk(sk)->snd_cwnd);
 }
 
 SEC("struct_ops/mltcp_reno_undo_cwnd")
@@ -360,7 +335,7 @@ void BPF_PROG(mltcp_reno_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 	if (ev == CA_EVENT_TX_START)
-		mltcp_track_tx_start(sk, &ca->it);
+		mltcp_track_tx_start(sk, &ca->f.it);
 }
 
 SEC("struct_ops/mltcp_reno_pkts_acked")
@@ -369,7 +344,7 @@ void BPF_PROG(mltcp_reno_pkts_acked, struct sock *sk, const struct ack_sample *s
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
 
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
-	mltcp_track_ack(sk, &ca->it, MLTCP_VARIANT_RENO);
+	mltcp_track_ack(sk, &ca->f.it, MLTCP_VARIANT_RENO);
 }
 
 SEC("struct_ops/mltcp_reno_release")
@@ -392,277 +367,33 @@ struct tcp_congestion_ops mltcp = {
 };
 
 /* ---------------------------------------------------------------------- */
-/* "mltcp_cubic": CUBIC (after bpf_cubic.c) with MLTCP-scaled ca->cnt.    */
+/* "mltcp_cubic": CUBIC and HyStart from the core (core/mltcp_cubic.h).    */
 
-#define BICTCP_BETA_SCALE	1024	/* scale of beta: max_cwnd = cwnd * beta */
-#define BICTCP_HZ		10	/* BIC HZ 2^10 = 1024 */
-#define HYSTART_ACK_TRAIN	0x1
-#define HYSTART_DELAY		0x2
-#define HYSTART_MIN_SAMPLES	8
-#define HYSTART_DELAY_MIN	4000U	/* 4 ms */
-#define HYSTART_DELAY_MAX	16000U	/* 16 ms */
-#define HYSTART_LOW_WINDOW	16
-#define HYSTART_ACK_DELTA_US	2000
-#define CUBIC_BETA		717	/* 717/1024 */
-#define CUBIC_BIC_SCALE		41
-#define CUBIC_UPDATE_MIN_US	USEC_PER_MSEC		/* bpf_cubic: one jiffy */
-#define CUBIC_SAME_CWND_US	(USEC_PER_SEC / 32)	/* bpf_cubic: HZ / 32 */
 #define GSO_MAX_SIZE		65536
 
-#define cubic_min(a, b) ((a) < (b) ? (a) : (b))
-#define cubic_max(a, b) ((a) > (b) ? (a) : (b))
-#define cubic_clamp(v, lo, hi) cubic_min(cubic_max((v), (lo)), (hi))
-#define HYSTART_DELAY_THRESH(x) cubic_clamp(x, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
-
-static const __u32 cube_rtt_scale = CUBIC_BIC_SCALE * 10;	/* 1024*c/rtt */
-static const __u32 beta_scale = 8 * (BICTCP_BETA_SCALE + CUBIC_BETA) / 3 /
-				(BICTCP_BETA_SCALE - CUBIC_BETA);
-/* 1/c * 2^2*bictcp_HZ * srtt, 2^40 */
-static const __u64 cube_factor = (__u64)(1ull << (10 + 3 * BICTCP_HZ)) /
-				 (CUBIC_BIC_SCALE * 10);
-
-struct mltcp_bictcp {
-	__u32 cnt;		/* increase cwnd by 1 after ACKs */
-	__u32 last_max_cwnd;	/* last maximum snd_cwnd */
-	__u32 last_cwnd;	/* the last snd_cwnd */
-	__u32 last_time;	/* time (us) when last_cwnd was updated */
-	__u32 bic_origin_point;	/* origin point of bic function */
-	__u32 bic_K;		/* time to origin point from epoch start */
-	__u32 delay_min;	/* min delay (usec) */
-	__u32 epoch_start;	/* beginning of an epoch (us) */
-	__u32 ack_cnt;		/* number of acks */
-	__u32 tcp_cwnd;		/* estimated tcp cwnd */
-	__u16 epoch_carry;	/* MLTCP: sub-us remainder of the clock scaling */
-	__u8 sample_cnt;	/* number of samples to decide curr_rtt */
-	__u8 found;		/* the exit point is found? */
-	__u32 round_start;	/* beginning of each round */
-	__u32 end_seq;		/* end_seq of the round */
-	__u32 last_ack;		/* last time when the ACK spacing is close */
-	__u32 curr_rtt;		/* the minimum rtt of current round */
-};
-
+/* The core's flow; mltcp_guard's high-water window is its adapter_word. */
 struct mltcp_cubic_ca {
-	struct mltcp_iter it;
-	struct mltcp_bictcp bic;
-	__u32 guard_high;		/* mltcp_guard's high-water window */
+	struct mltcp_cubic_flow f;
 };
 _Static_assert(sizeof(struct mltcp_cubic_ca) <= ICSK_CA_PRIV_BYTES,
 	       "mltcp_cubic state (core iteration + CUBIC) must fit in inet_csk_ca()");
-
-static __always_inline int before32(__u32 seq1, __u32 seq2)
-{
-	return (__s32)(seq1 - seq2) < 0;
-}
-#define after32(seq2, seq1) before32(seq1, seq2)
-
-static __always_inline void bictcp_reset(struct mltcp_bictcp *ca)
-{
-	ca->cnt = 0;
-	ca->last_max_cwnd = 0;
-	ca->last_cwnd = 0;
-	ca->last_time = 0;
-	ca->bic_origin_point = 0;
-	ca->bic_K = 0;
-	ca->delay_min = 0;
-	ca->epoch_start = 0;
-	ca->ack_cnt = 0;
-	ca->tcp_cwnd = 0;
-	ca->found = 0;
-}
-
-static __always_inline void bictcp_hystart_reset(struct sock *sk, struct mltcp_bictcp *ca)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-
-	ca->round_start = ca->last_ack = mltcp_now_us(tp);
-	ca->end_seq = tp->snd_nxt;
-	ca->curr_rtt = ~0U;
-	ca->sample_cnt = 0;
-}
-
-static int fls64(__u64 x)
-{
-	int num = 63;
-
-	if (x == 0)
-		return 0;
-	if (!(x & (~0ull << 32))) {
-		num -= 32;
-		x <<= 32;
-	}
-	if (!(x & (~0ull << 48))) {
-		num -= 16;
-		x <<= 16;
-	}
-	if (!(x & (~0ull << 56))) {
-		num -= 8;
-		x <<= 8;
-	}
-	if (!(x & (~0ull << 60))) {
-		num -= 4;
-		x <<= 4;
-	}
-	if (!(x & (~0ull << 62))) {
-		num -= 2;
-		x <<= 2;
-	}
-	if (!(x & (~0ull << 63)))
-		num -= 1;
-	return num + 1;
-}
-
-/* cbrt(x) MSB values for x MSB values in [0..63] (Willy Tarreau's table). */
-static const __u8 cubic_v[] = {
-	/* 0x00 */    0,   54,   54,   54,  118,  118,  118,  118,
-	/* 0x08 */  123,  129,  134,  138,  143,  147,  151,  156,
-	/* 0x10 */  157,  161,  164,  168,  170,  173,  176,  179,
-	/* 0x18 */  181,  185,  187,  190,  192,  194,  197,  199,
-	/* 0x20 */  200,  202,  204,  206,  209,  211,  213,  215,
-	/* 0x28 */  217,  219,  221,  222,  224,  225,  227,  229,
-	/* 0x30 */  231,  232,  234,  236,  237,  239,  240,  242,
-	/* 0x38 */  244,  245,  246,  248,  250,  251,  252,  254,
-};
-
-/* Cubic root by table lookup and one Newton-Raphson step (~0.195% error). */
-static __u32 cubic_root(__u64 a)
-{
-	__u32 x, b, shift;
-
-	if (a < 64)
-		return ((__u32)cubic_v[(__u32)a] + 35) >> 6;
-	b = fls64(a);
-	b = ((b * 84) >> 8) - 1;
-	/* b makes shift < 64, as in tcp_cubic.c.  The mask (not a branch,
-	 * which clang would fold into the index) bounds the index for the
-	 * verifier: 6.1's range tracking can reach an impossible state
-	 * (umin > umax) on a dead path here and then rejects the access. */
-	shift = (a >> (b * 3)) & 63;
-	x = ((__u32)(((__u32)cubic_v[shift] + 10) << b)) >> 6;
-	x = (2 * x + (__u32)(a / ((__u64)x * (__u64)(x - 1))));
-	x = ((x * 341) >> 10);
-	return x;
-}
-
-/* CUBIC's window target; sets ca->cnt (acks per one-segment increase),
- * before CUBIC's final max(cnt, 2), which the caller applies with F.
- * MLTCP: F scales CUBIC's clock and its TCP-friendly estimate. */
-static __always_inline void bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
-					  __u32 acked, __u32 now, __u32 gain)
-{
-	__u32 delta, bic_target, max_cnt, dt;
-	__u64 offs, t;
-
-	ca->ack_cnt += acked;	/* count the number of ACKed packets */
-
-	if (ca->last_cwnd == cwnd &&
-	    (__s32)(now - ca->last_time) <= (__s32)CUBIC_SAME_CWND_US)
-		return;
-
-	/* The CUBIC function updates ca->cnt at most once per millisecond;
-	 * every cwnd reduction sets epoch_start to 0, forcing a recompute. */
-	if (ca->epoch_start && (__s32)(now - ca->last_time) < (__s32)CUBIC_UPDATE_MIN_US)
-		goto tcp_friendliness;
-
-	ca->last_cwnd = cwnd;
-	dt = now - ca->last_time;
-	ca->last_time = now;
-
-	if (ca->epoch_start) {
-		/* MLTCP: the curve advances F * dt over the last dt. */
-		ca->epoch_start = mltcp_cubic_epoch_scale(ca->epoch_start, now, dt, gain,
-							  &ca->epoch_carry) | 1;
-	} else {
-		ca->epoch_start = now | 1;	/* 0 means "no epoch" */
-		ca->epoch_carry = 0;
-		ca->ack_cnt = acked;
-		ca->tcp_cwnd = cwnd;
-		if (ca->last_max_cwnd <= cwnd) {
-			ca->bic_K = 0;
-			ca->bic_origin_point = cwnd;
-		} else {
-			ca->bic_K = cubic_root(cube_factor * (ca->last_max_cwnd - cwnd));
-			ca->bic_origin_point = ca->last_max_cwnd;
-		}
-	}
-
-	/* time since epoch start plus min delay, in 1/1024 s */
-	t = (__u64)(__u32)(now - ca->epoch_start);
-	t += ca->delay_min;
-	t <<= BICTCP_HZ;
-	t /= USEC_PER_SEC;
-
-	if (t < ca->bic_K)
-		offs = ca->bic_K - t;
-	else
-		offs = t - ca->bic_K;
-
-	/* c/rtt * (t-K)^3 */
-	delta = (cube_rtt_scale * offs * offs * offs) >> (10 + 3 * BICTCP_HZ);
-	if (t < ca->bic_K)
-		bic_target = ca->bic_origin_point - delta;
-	else
-		bic_target = ca->bic_origin_point + delta;
-
-	if (bic_target > cwnd)
-		ca->cnt = cwnd / (bic_target - cwnd);
-	else
-		ca->cnt = 100 * cwnd;	/* very small increment */
-
-	/* The initial growth may be too conservative while the available
-	 * bandwidth is unknown: at least 5% per RTT. */
-	if (ca->last_max_cwnd == 0 && ca->cnt > 20)
-		ca->cnt = 20;
-
-tcp_friendliness:
-	delta = mltcp_cubic_friendly_acks((cwnd * beta_scale) >> 3, gain);
-	if (ca->ack_cnt > delta && delta) {
-		__u32 n = ca->ack_cnt / delta;
-
-		ca->ack_cnt -= n * delta;
-		ca->tcp_cwnd += n;
-	}
-	if (ca->tcp_cwnd > cwnd) {	/* bic is slower than tcp */
-		delta = ca->tcp_cwnd - cwnd;
-		max_cnt = cwnd / delta;
-		if (ca->cnt > max_cnt)
-			ca->cnt = max_cnt;
-	}
-
-	/* ca->cnt stays CUBIC's own value before its max(cnt, 2): the early
-	 * returns above reuse it, so scaling it in place would compound.  The
-	 * caller applies F and the max(cnt, 2) (mltcp_cubic_cnt does both). */
-}
-
-/* What .ssthresh does to CUBIC's state at a loss with the window cwnd. */
-static __always_inline void bictcp_loss(struct mltcp_bictcp *ca, __u32 cwnd)
-{
-	ca->epoch_start = 0;	/* end of epoch */
-
-	/* Wmax and fast convergence */
-	if (cwnd < ca->last_max_cwnd)
-		ca->last_max_cwnd = (cwnd * (BICTCP_BETA_SCALE + CUBIC_BETA))
-				    / (2 * BICTCP_BETA_SCALE);
-	else
-		ca->last_max_cwnd = cwnd;
-}
 
 /* mltcp_guard for CUBIC: a repaired ssthresh also redoes .ssthresh's
  * bookkeeping, which did not run either. */
 static __always_inline void mltcp_cubic_guard(struct sock *sk, struct mltcp_cubic_ca *ca)
 {
-	if (mltcp_guard(sk, &ca->guard_high, CUBIC_BETA))
-		bictcp_loss(&ca->bic, mltcp_min_u32(tcp_sk(sk)->prior_cwnd, ca->guard_high));
+	if (mltcp_guard(sk, &ca->f.adapter_word, MLTCP_CUBIC_BETA))
+		mltcp_bictcp_on_loss(&ca->f.bic,
+				     mltcp_min_u32(tcp_sk(sk)->prior_cwnd, ca->f.adapter_word));
 }
 
 SEC("struct_ops/mltcp_cubic_init")
 void BPF_PROG(mltcp_cubic_init, struct sock *sk)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 
-	mltcp_track_init(sk, &ca->it);
-	bictcp_reset(&ca->bic);
-	bictcp_hystart_reset(sk, &ca->bic);
-	ca->guard_high = 0;
+	mltcp_cubic_flow_init(&ca->f, tp->bytes_acked, mltcp_now_us(tp), tp->snd_nxt);
 	mltcp_cubic_guard(sk, ca);
 }
 
@@ -670,22 +401,12 @@ SEC("struct_ops/mltcp_cubic_cwnd_event")
 void BPF_PROG(mltcp_cubic_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
-	__u32 now, idle;
 
 	mltcp_cubic_guard(sk, ca);
 	if (ev != CA_EVENT_TX_START)
 		return;
-	/* Application limited (idle) for a while: shift epoch_start to keep
-	 * cwnd growth on the cubic curve. */
-	now = mltcp_now_us(tcp_sk(sk));
-	idle = mltcp_elapsed_us(ca->it.last_active_us, now);
-	if (ca->bic.epoch_start && idle) {
-		ca->bic.epoch_start += idle;
-		if (after32(ca->bic.epoch_start, now))
-			ca->bic.epoch_start = now;
-		ca->bic.epoch_start |= 1;
-	}
-	mltcp_track_tx_start(sk, &ca->it);
+	mltcp_cubic_flow_tx_start(&ca->f, mltcp_now_us(tcp_sk(sk)));
+	mltcp_track_tx_start(sk, &ca->f.it);
 }
 
 SEC("struct_ops/mltcp_cubic_cong_avoid")
@@ -693,118 +414,70 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	__u32 gain;
+	__u32 now = mltcp_now_us(tp), w;
 
 	mltcp_cubic_guard(sk, ca);
 	if (!tcp_is_cwnd_limited(sk))
 		return;
 	if (tcp_in_slow_start(tp)) {
-		if (after32(ack, ca->bic.end_seq))
-			bictcp_hystart_reset(sk, &ca->bic);
 		acked = tcp_slow_start(tp, acked);
 		if (!acked)
 			return;
 	}
-	gain = mltcp_current_gain(&ca->it);
-	bictcp_update(&ca->bic, tp->snd_cwnd, acked, mltcp_now_us(tp), gain);
-	/* MLTCP: F also scales the catch-up towards the curve; then CUBIC's
-	 * "at most 1 packet per 2 acked" (1.5x per RTT). */
-	tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(ca->bic.cnt, gain), acked);
+	w = mltcp_cubic_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd, acked, now);
+	tcp_cong_avoid_ai(tp, w, acked);
 }
 
 SEC("struct_ops/mltcp_cubic_recalc_ssthresh")
 __u32 BPF_PROG(mltcp_cubic_recalc_ssthresh, struct sock *sk)
 {
-	const struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
-	__u32 beta;
-
-	bictcp_loss(&ca->bic, tp->snd_cwnd);
-	/* MLTCP: keep 0.7 * F of the window instead of 0.7; W_max and fast
-	 * convergence above stay CUBIC's own. */
-	beta = mltcp_decrease_beta(CUBIC_BETA, mltcp_gain(&ca->it, &mltcp_cfg), &mltcp_cfg);
-	return mltcp_ssthresh(tp->snd_cwnd, beta);
+	return mltcp_cubic_flow_ssthresh(&ca->f, &mltcp_cfg, tcp_sk(sk)->snd_cwnd);
 }
 
 SEC("struct_ops/mltcp_cubic_state")
 void BPF_PROG(mltcp_cubic_state, struct sock *sk, __u8 new_state)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 
-	if (new_state == TCP_CA_Loss) {
-		bictcp_reset(&ca->bic);
-		bictcp_hystart_reset(sk, &ca->bic);
-	}
+	if (new_state == TCP_CA_Loss)
+		mltcp_bictcp_on_rto(&ca->f.bic, mltcp_now_us(tp), tp->snd_nxt);
 }
 
-/* TSO/GRO delay cushion for short-RTT flows, capped at 1 ms. */
+/* tcp_cubic.c's hystart_ack_delay(): the TSO/GRO cushion, capped at 1 ms.
+ * Kept here: it reads the socket's pacing rate, which the core does not
+ * see; GSO_MAX_SIZE stands in for sk_gso_max_size, as in bpf_cubic.c. */
 static __always_inline __u32 hystart_ack_delay(struct sock *sk)
 {
 	unsigned long rate = sk->sk_pacing_rate;
 
 	if (!rate)
 		return 0;
-	return cubic_min((__u64)USEC_PER_MSEC,
-			 (__u64)GSO_MAX_SIZE * 4 * USEC_PER_SEC / rate);
-}
-
-static __always_inline void hystart_update(struct sock *sk, struct mltcp_bictcp *ca,
-					   __u32 delay)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-	__u32 threshold, now = mltcp_now_us(tp);
-
-	/* first detection parameter - ack-train detection */
-	if ((__s32)(now - ca->last_ack) <= HYSTART_ACK_DELTA_US) {
-		ca->last_ack = now;
-		threshold = ca->delay_min + hystart_ack_delay(sk);
-		/* Pacing might have delayed packets up to RTT/2 in slow start. */
-		if (sk->sk_pacing_status == SK_PACING_NONE)
-			threshold >>= 1;
-		if ((__s32)(now - ca->round_start) > (__s32)threshold) {
-			ca->found = 1;
-			tp->snd_ssthresh = tp->snd_cwnd;
-		}
-	}
-
-	/* second: a delay increase over the minimum of a few samples */
-	if (ca->curr_rtt > delay)
-		ca->curr_rtt = delay;
-	if (ca->sample_cnt < HYSTART_MIN_SAMPLES) {
-		ca->sample_cnt++;
-	} else if (ca->curr_rtt > ca->delay_min +
-		   HYSTART_DELAY_THRESH(ca->delay_min >> 3)) {
-		ca->found = 1;
-		tp->snd_ssthresh = tp->snd_cwnd;
-	}
+	return mltcp_min_u64((__u64)USEC_PER_MSEC,
+			     (__u64)GSO_MAX_SIZE * 4 * USEC_PER_SEC / rate);
 }
 
 SEC("struct_ops/mltcp_cubic_acked")
 void BPF_PROG(mltcp_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
-	const struct tcp_sock *tp = tcp_sk(sk);
-	__u32 delay;
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_cubic_rtt_sample s = {};
 
 	mltcp_cubic_guard(sk, ca);
-	mltcp_track_ack(sk, &ca->it, MLTCP_VARIANT_CUBIC);
+	mltcp_track_ack(sk, &ca->f.it, MLTCP_VARIANT_CUBIC);
 
-	/* Some calls are for duplicates without timestamps */
-	if (sample->rtt_us < 0)
-		return;
-	/* Discard delay samples right after fast recovery */
-	if (ca->bic.epoch_start &&
-	    (__s32)(mltcp_now_us(tp) - ca->bic.epoch_start) < (__s32)USEC_PER_SEC)
-		return;
-	delay = sample->rtt_us;
-	if (delay == 0)
-		delay = 1;
-	/* first time call or link delay decreases */
-	if (ca->bic.delay_min == 0 || ca->bic.delay_min > delay)
-		ca->bic.delay_min = delay;
-	if (!ca->bic.found && tcp_in_slow_start(tp) &&
-	    tp->snd_cwnd >= HYSTART_LOW_WINDOW)
-		hystart_update(sk, &ca->bic, delay);
+	s.rtt_us = sample->rtt_us;
+	s.now_us = mltcp_now_us(tp);
+	s.cwnd = tp->snd_cwnd;
+	s.snd_una = tp->snd_una;
+	s.snd_nxt = tp->snd_nxt;
+	s.in_slow_start = tcp_in_slow_start(tp);
+	s.ack_delay_us = hystart_ack_delay(sk);
+	s.paced = sk->sk_pacing_status != SK_PACING_NONE;
+	if (mltcp_bictcp_on_rtt(&ca->f.bic, &s))
+		tp->snd_ssthresh = tp->snd_cwnd;
 }
 
 SEC("struct_ops/mltcp_cubic_undo_cwnd")
@@ -812,7 +485,7 @@ __u32 BPF_PROG(mltcp_cubic_undo_cwnd, struct sock *sk)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 
-	return mltcp_guard_undo(tcp_reno_undo_cwnd(sk), ca->guard_high);
+	return mltcp_guard_undo(tcp_reno_undo_cwnd(sk), ca->f.adapter_word);
 }
 
 SEC("struct_ops/mltcp_cubic_release")

@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 //
-// cc.h - per-connection congestion control of the DPDK transport: thin
-// adapters over the policy core (core/), one class per mode.
+// cc.h - per-connection congestion control of the DPDK transport: one
+// concrete class (as eRPC's timely.h), samples in, window or rate out.
+// Every decision is the policy core's (core/); this class owns the state
+// and maps the transport's events to the core's calls:
 //
-//   reno         Reno (slow start, tcp_cong_avoid_ai, halve on loss)
-//   mltcp        Reno with w = mltcp_reno_ai_w_cached() (core/mltcp_window.h)
-//   cubic        a port of the kernel's tcp_cubic.c without HyStart
-//   mltcp_cubic  that CUBIC with ca->cnt scaled by mltcp_cubic_cnt()
-//   dcqcn        DCQCN reaction point (core/mltcp_dcqcn.h), paced, ECN-capable
-//   mltcp_dcqcn  the same with the MLTCP gain on its increase steps
+//   reno, mltcp              mltcp_reno_flow_* on a struct mltcp_window
+//   cubic, mltcp_cubic       mltcp_cubic_flow_* on a struct mltcp_window,
+//                            HyStart on the acks' RTT samples (sequence
+//                            numbers count packets here, bytes in TCP)
+//   dcqcn, mltcp_dcqcn       mltcp_dcqcn_flow_* (paced, ECN-capable)
 //
-// Windows count packets (the transport's sequence numbers count packets).
-// Iteration tracking (mltcp_iter) runs only in the mltcp modes, so the cost
-// difference against the base algorithm is what MLTCP adds.
+// A base mode is its MLTCP mode with the gain switched off (params.enabled
+// = 0, which the core guarantees is exactly the base algorithm) and no
+// iteration tracking, so the cost difference is what MLTCP adds.  Windows
+// count packets (the transport's sequence numbers count packets).
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 
 extern "C" {
@@ -33,6 +34,10 @@ const char *CcName(CcKind k);
 // "reno, mltcp, cubic, mltcp_cubic, dcqcn, mltcp_dcqcn" (for error messages).
 const char *CcNameList();
 inline bool CcIsRateBased(CcKind k) { return k == CcKind::kDcqcn || k == CcKind::kMltcpDcqcn; }
+inline bool CcIsMltcp(CcKind k)
+{
+	return k == CcKind::kMltcp || k == CcKind::kMltcpCubic || k == CcKind::kMltcpDcqcn;
+}
 
 struct CcConfig {
 	CcKind kind = CcKind::kReno;
@@ -59,6 +64,9 @@ struct AckSample {
 	uint32_t srtt_us;
 	bool cwnd_limited;		// the sender was limited by cwnd lately
 	bool in_recovery;		// no growth while repairing a loss
+	int32_t rtt_us = -1;		// this ack's RTT sample, < 0: none
+	uint32_t snd_una = 0;		// oldest unacknowledged sequence number
+	uint32_t snd_nxt = 0;		// next sequence number to send
 };
 
 // Iteration statistics, the same fields as `mltcpctl stats`.
@@ -71,64 +79,60 @@ struct CcStats {
 	uint32_t gain = MLTCP_GAIN_ONE;		// 1/1024 units
 	uint32_t cwnd = 0;		// packets
 	uint64_t rate_bps = 0;		// rate modes
+	uint64_t rate_target_bps = 0;	// rate modes: R_T
 	uint32_t cnps = 0;
 };
 
 class CongestionControl {
       public:
-	virtual ~CongestionControl() = default;
-	virtual void OnAck(const AckSample &s) = 0;
-	// A loss detected by SACK/dupthresh, at most once per window.
-	virtual void OnLoss(uint64_t now_ns) = 0;
-	virtual void OnRto(uint64_t now_ns) = 0;
-	virtual void OnCnp(uint64_t now_ns) { (void)now_ns; }
-	virtual void OnSent(uint64_t bytes, uint64_t now_ns) { (void)bytes; (void)now_ns; }
-	// Time passes (rate timers).
-	virtual void Advance(uint64_t now_ns) { (void)now_ns; }
-	// Sending resumes after `rtos` whole retransmission timeouts of idle
-	// time (tcp_cwnd_restart(), net.ipv4.tcp_slow_start_after_idle=1).
-	virtual void RestartAfterIdle(uint32_t rtos) { (void)rtos; }
-	virtual uint32_t cwnd() const = 0;	// packets allowed in flight
-	virtual uint64_t rate_bps() const { return 0; }	// 0: not paced
-	bool ecn_capable() const { return CcIsRateBased(kind_) || cfg_.ecn; }
-	CcKind kind() const { return kind_; }
+	CongestionControl(const CcConfig &c, uint64_t now_ns);
 
+	void OnAck(const AckSample &s);
+	// A loss detected by SACK/dupthresh, at most once per window.
+	void OnLoss(uint64_t now_ns);
+	// A retransmission timeout; snd_nxt starts HyStart's next round.
+	void OnRto(uint64_t now_ns, uint32_t snd_nxt);
+	void OnCnp(uint64_t now_ns);
+	void OnSent(uint64_t bytes, uint64_t now_ns);
+	// Time passes (rate timers).
+	void Advance(uint64_t now_ns);
+	// Sending resumes after `rtos` whole retransmission timeouts of idle
+	// time (tcp_cwnd_restart(), net.ipv4.tcp_slow_start_after_idle=1):
+	// the kernel's TCP does this, not its congestion control, so it stays
+	// here rather than in the core.
+	void RestartAfterIdle(uint32_t rtos);
 	// Sending resumes with nothing in flight (CA_EVENT_TX_START).
 	void OnTxStart(uint64_t acked_total, uint64_t now_ns, uint32_t srtt_us);
 	// "An iteration of `bytes` starts now" (mltcp_iter_hint).
 	void Hint(uint64_t acked_total, uint64_t bytes, uint64_t now_ns);
+
+	uint32_t cwnd() const { return rate_based_ ? cfg_.max_cwnd : win_.cwnd; }
+	uint32_t ssthresh() const { return win_.ssthresh; }
+	uint64_t rate_bps() const { return rate_based_ ? mltcp_dcqcn_flow_rate_bps(&dcqcn_) : 0; }
+	bool ecn_capable() const { return rate_based_ || cfg_.ecn; }
+	CcKind kind() const { return cfg_.kind; }
+	// F now (kGainOne for the base modes).
+	uint32_t gain() const;
 	CcStats Stats() const;
 
-      protected:
-	CongestionControl(const CcConfig &c, uint64_t now_ns);
-	bool tracking() const { return tracking_; }
-	void TrackAck(uint64_t acked_total, uint64_t now_ns)
-	{
-		if (tracking_)
-			mltcp_iter_on_ack(&it_, acked_total, Us32(now_ns));
-	}
-	// F, recomputed at most MLTCP_GAIN_STEPS times per iteration.
-	uint32_t Gain()
-	{
-		return tracking_ ? mltcp_gain_cached(&gain_cache_, &it_, &cfg_.mltcp) : MLTCP_GAIN_ONE;
-	}
-	// ssthresh after a loss: the base's beta scaled by F (mltcp_decrease_beta).
-	uint32_t LossSsthresh(uint32_t cwnd, uint32_t beta) const
-	{
-		if (tracking_)
-			beta = mltcp_decrease_beta(beta, mltcp_gain(&it_, &cfg_.mltcp), &cfg_.mltcp);
-		return mltcp_ssthresh(cwnd, beta);
-	}
+      private:
+	enum class Base { kReno, kCubic, kDcqcn };
 	static uint32_t Us32(uint64_t ns) { return (uint32_t)(ns / 1000); }
+	const mltcp_iter &iter() const;
+	mltcp_iter &iter();
 
 	CcConfig cfg_;
-	CcKind kind_;
-	bool tracking_;
-	mltcp_iter it_{};
-	mltcp_reno_cache cache_{};	// Reno's w
-	mltcp_gain_cache gain_cache_{};	// F for CUBIC and DCQCN
+	Base base_;
+	bool rate_based_;
+	bool tracking_;		// the MLTCP modes track iterations
+	mltcp_params params_;	// cfg_.mltcp, with enabled = 0 in the base modes
+	mltcp_window win_{};
+	// The state of the one base algorithm in use (base_).
+	union {
+		mltcp_reno_flow reno_;
+		mltcp_cubic_flow cubic_;
+		mltcp_dcqcn_flow dcqcn_;
+	};
 };
-
-std::unique_ptr<CongestionControl> MakeCongestionControl(const CcConfig &c, uint64_t now_ns);
 
 }  // namespace mltcp_dpdk

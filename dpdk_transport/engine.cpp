@@ -89,7 +89,7 @@ Connection::Connection(Stack *stack, const EngineConfig &cfg, uint32_t local_id,
 		       uint32_t peer_addr, bool active, uint64_t now_ns)
 	: stack_(stack), cfg_(cfg), local_id_(local_id), peer_addr_(peer_addr),
 	  state_(active ? ConnState::kSynSent : ConnState::kEstablished),
-	  cc_(MakeCongestionControl(cfg.cc, now_ns)), created_ns_(now_ns), last_rx_ns_(now_ns),
+	  cc_(cfg.cc, now_ns), created_ns_(now_ns), last_rx_ns_(now_ns),
 	  rto_ns_(cfg.initial_rto_ns), ooo_(cfg.rcv_wnd_pkts)
 {
 	mltcp_dcqcn_np_init(&np_);
@@ -169,13 +169,13 @@ void Connection::Abort()
 
 void Connection::Hint(uint64_t bytes, uint64_t now_ns)
 {
-	cc_->Hint(bytes_acked_total_, bytes, now_ns);
+	cc_.Hint(bytes_acked_total_, bytes, now_ns);
 }
 
 ConnStats Connection::Stats() const
 {
 	ConnStats s = st_;
-	s.cc = cc_->Stats();
+	s.cc = cc_.Stats();
 	s.bytes_acked = bytes_acked_total_;
 	s.srtt_us = (uint32_t)(srtt_ns_ / kNsPerUs);
 	s.rto_us = (uint32_t)(rto_ns_ / kNsPerUs);
@@ -291,7 +291,7 @@ bool Connection::CongestionEvent(uint32_t seq, uint64_t now_ns)
 {
 	if (in_recovery_ || SeqLt(seq, recovery_point_))
 		return false;
-	cc_->OnLoss(now_ns);
+	cc_.OnLoss(now_ns);
 	in_recovery_ = true;
 	recovery_point_ = snd_nxt_;
 	return true;
@@ -387,8 +387,11 @@ void Connection::ProcessAck(const WireHeader &h, uint64_t now_ns)
 			latest_delivered_sent_ns_ = std::max(latest_delivered_sent_ns_, p.sent_ns);
 		}
 	}
-	if (newly && h.ts_echo)
+	int32_t rtt_sample_us = -1;
+	if (newly && h.ts_echo) {
+		rtt_sample_us = (int32_t)std::min<uint32_t>(NowUs32(now_ns) - h.ts_echo, INT32_MAX);
 		UpdateRtt(NowUs32(now_ns) - h.ts_echo);
+	}
 	if (advanced) {
 		backoff_ = 0;
 		rto_deadline_ = Outstanding() ? now_ns + rto_ns_ : 0;
@@ -401,8 +404,8 @@ void Connection::ProcessAck(const WireHeader &h, uint64_t now_ns)
 		in_recovery_ = false;
 	if (newly) {
 		AckSample s{now_ns, bytes_acked_total_, newly, (uint32_t)(srtt_ns_ / kNsPerUs),
-			    cwnd_limited_, in_recovery_};
-		cc_->OnAck(s);
+			    cwnd_limited_, in_recovery_, rtt_sample_us, snd_una_, snd_nxt_};
+		cc_.OnAck(s);
 	}
 }
 
@@ -578,9 +581,9 @@ void Connection::OnPacket(const WireHeader &h, const uint8_t *payload, bool ce, 
 		break;
 	case PacketType::kCnp:
 		st_.cnp_rx++;
-		if (CcIsRateBased(cc_->kind()))
-			cc_->OnCnp(now_ns);
-		else if (cc_->ecn_capable())
+		if (CcIsRateBased(cc_.kind()))
+			cc_.OnCnp(now_ns);
+		else if (cc_.ecn_capable())
 			OnEcnEcho(now_ns);
 		break;
 	}
@@ -623,7 +626,7 @@ void Connection::OnTimer(uint64_t now_ns)
 				retx_q_.push_back(snd_una_ + i);
 			}
 		}
-		cc_->OnRto(now_ns);
+		cc_.OnRto(now_ns, snd_nxt_);
 		in_recovery_ = false;
 		recovery_point_ = snd_nxt_;
 	} else if (fin_sent_ && !fin_acked_) {
@@ -637,12 +640,12 @@ void Connection::OnTimer(uint64_t now_ns)
 
 bool Connection::PacingAllows(uint64_t now_ns) const
 {
-	return cc_->rate_bps() == 0 || now_ns >= next_tx_ns_;
+	return cc_.rate_bps() == 0 || now_ns >= next_tx_ns_;
 }
 
 void Connection::Paced(uint64_t now_ns, uint32_t bytes)
 {
-	uint64_t rate = cc_->rate_bps();
+	uint64_t rate = cc_.rate_bps();
 	if (!rate)
 		return;
 	uint64_t gap = (uint64_t)(bytes + kWireOverhead) * 8 * kNsPerSec / rate;
@@ -663,7 +666,7 @@ bool Connection::EmitData(uint64_t now_ns, PacketSink *sink, uint32_t idx, bool 
 	o.hdr.msg_off = p.off;
 	o.hdr.payload_len = p.len;
 	o.payload = p.data;
-	o.ect = cc_->ecn_capable();
+	o.ect = cc_.ecn_capable();
 	if (!sink->Send(o)) {
 		stack_->stats_.tx_blocked++;
 		return false;
@@ -676,7 +679,7 @@ bool Connection::EmitData(uint64_t now_ns, PacketSink *sink, uint32_t idx, bool 
 		st_.pkts_retx++;
 	else
 		st_.bytes_sent += p.len;
-	cc_->OnSent(p.len + kWireOverhead, now_ns);
+	cc_.OnSent(p.len + kWireOverhead, now_ns);
 	Paced(now_ns, p.len);
 	return true;
 }
@@ -711,8 +714,8 @@ void Connection::Output(uint64_t now_ns, PacketSink *sink)
 		control(PacketType::kSynAck, 0, &synack_due_);
 	if (state_ != ConnState::kEstablished)
 		return;
-	cc_->Advance(now_ns);
-	const uint32_t cwnd = cc_->cwnd();
+	cc_.Advance(now_ns);
+	const uint32_t cwnd = cc_.cwnd();
 
 	// Retransmissions first.
 	while (!retx_q_.empty()) {
@@ -753,11 +756,11 @@ void Connection::Output(uint64_t now_ns, PacketSink *sink)
 			break;
 		}
 		if (inflight_.empty()) {
-			cc_->OnTxStart(bytes_acked_total_, now_ns, (uint32_t)(srtt_ns_ / kNsPerUs));
+			cc_.OnTxStart(bytes_acked_total_, now_ns, (uint32_t)(srtt_ns_ / kNsPerUs));
 			uint64_t idle = now_ns - last_send_ns_;
 			uint64_t restart_ns = std::max(rto_ns_, cfg_.idle_restart_min_ns);
 			if (last_send_ns_ && idle > restart_ns)
-				cc_->RestartAfterIdle((uint32_t)std::min<uint64_t>(idle / restart_ns, 32));
+				cc_.RestartAfterIdle((uint32_t)std::min<uint64_t>(idle / restart_ns, 32));
 		}
 		SendMsg &m = send_q_[seg_msg_];
 		uint32_t size = (uint32_t)m.data.size();

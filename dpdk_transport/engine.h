@@ -211,7 +211,7 @@ class Connection {
 	uint32_t local_id_, peer_id_ = 0, peer_addr_;
 	ConnState state_;
 	Status error_;
-	std::unique_ptr<CongestionControl> cc_;
+	CongestionControl cc_;
 	uint64_t created_ns_, last_rx_ns_;
 
 	// Sender.

@@ -6,40 +6,24 @@
  * A training flow scales its congestion-avoidance growth by
  * F(bytes_ratio) = intercept + slope * bytes_ratio (MLTCP, arXiv 2402.09589),
  * so that competing training jobs drift into an interleaved schedule.  All
- * policy (iteration tracking, learning bytes per iteration, F, how F scales
- * the window) comes from the shared core in core/; this file only adapts it
- * to the kernel's tcp_congestion_ops hooks:
+ * policy (iteration tracking, F, the Reno step, CUBIC with HyStart, the
+ * window kept at a loss) comes from the shared core in core/; this file
+ * only adapts it to the kernel's tcp_congestion_ops hooks:
  *
  *   in_ack_event           -> mltcp_iter_on_ack(tp->bytes_acked, tcp_mstamp)
- *   cwnd_event(TX_START)   -> mltcp_iter_on_tx_start(..., srtt_us)
- *   cong_avoid (Reno)      -> tcp_cong_avoid_ai(tp, mltcp_reno_ai_w_cached(..))
- *   cong_avoid (CUBIC)     -> bictcp_update(.., F): clock and TCP-friendly
- *                             estimate scaled by F, then
- *                             tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(cnt, F))
+ *   cwnd_event(TX_START)   -> mltcp_cubic_flow_tx_start (CUBIC's epoch),
+ *                             mltcp_iter_on_tx_start(..., srtt_us)
+ *   cong_avoid             -> tcp_slow_start(), then tcp_cong_avoid_ai(tp,
+ *                             mltcp_reno_flow_ai_w / mltcp_cubic_flow_ai_w)
+ *   ssthresh               -> mltcp_reno_flow_ssthresh / mltcp_cubic_flow_ssthresh
+ *   pkts_acked (CUBIC)     -> mltcp_cubic_on_rtt (delay_min, HyStart)
+ *   set_state(Loss)        -> mltcp_cubic_on_rto
  *
- * The "mltcp" variant follows tcp_reno_cong_avoid() (net/ipv4/tcp_cong.c).
- * The "mltcp_cubic" variant is a port of Linux 6.1's net/ipv4/tcp_cubic.c,
- * HyStart included, with these differences:
- *   - F scales CUBIC's clock (mltcp_cubic_epoch_scale moves epoch_start so
- *     that the curve advances F * dt; its sub-jiffy remainder lives in the
- *     u16 that tcp_cubic leaves unused) and the TCP-friendly estimate
- *     (mltcp_cubic_friendly_acks).
- *   - ca->cnt keeps CUBIC's raw value (before its final max(cnt, 2)); the
- *     value handed to tcp_cong_avoid_ai() is mltcp_cubic_cnt(cnt, F), which
- *     applies that max itself.  With F = 1 this is exactly CUBIC.
- *   - CUBIC's tunables (beta, bic_scale, fast_convergence, tcp_friendliness,
- *     hystart*) are fixed at tcp_cubic's defaults; they are not module
- *     parameters here.  The BPF kfunc id set of tcp_cubic is not registered.
- *   - F is computed on every update (no per-ack cache): CUBIC's 60 bytes
- *     plus the 40-byte tracker leave no room for the core's 40-byte Reno
- *     cache in the 104 bytes of inet_csk_ca().
- * Restart after idle: CUBIC's epoch shift on CA_EVENT_TX_START is kept; the
- * same event is the core's iteration-boundary check.
- * ssthresh: a loss keeps beta * F of cwnd (Reno's 1/2, CUBIC's 0.7), within
- * [beta/2, (1+beta)/2] (mltcp_decrease_beta; module parameter
- * scale_decrease=0 keeps the base's beta).  Slow start, CUBIC's W_max and
- * undo are never scaled.  With the module parameter enabled=0 the gain is
- * always neutral and both variants behave exactly like their base algorithm.
+ * core/mltcp_cubic.h lists how its CUBIC differs from Linux 6.1's
+ * tcp_cubic.c (one microsecond clock, tcp_cubic's default tunables).  The
+ * BPF kfunc id set of tcp_cubic is not registered.  With the module
+ * parameter enabled=0 the gain is always neutral and both variants behave
+ * like their base algorithm.
  *
  * Per-flow state is visible through getsockopt(TCP_CC_INFO) (struct
  * tcp_mltcp_info) and, for operators, the debugfs file
@@ -144,13 +128,6 @@ static inline u32 mltcp_now_us(const struct tcp_sock *tp)
 	return (u32)tp->tcp_mstamp;
 }
 
-static void mltcp_track_init(struct sock *sk, struct mltcp_iter *it)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	mltcp_iter_init(it, tp->bytes_acked, mltcp_now_us(tp));
-}
-
 static void mltcp_track_ack(struct sock *sk, struct mltcp_iter *it)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
@@ -213,33 +190,27 @@ static size_t mltcp_info_common(const struct mltcp_iter *it, u32 ext,
 /* ---------------------------------------------------------------------- */
 /* "mltcp": Reno with MLTCP-scaled additive increase.                      */
 
-struct mltcp_reno {
-	struct mltcp_iter iter;
-	struct mltcp_reno_cache cache;	/* core's per-ack fast path for w */
-};
-
-static struct mltcp_reno *mltcp_reno_ca(const struct sock *sk)
+static struct mltcp_reno_flow *mltcp_reno_ca(const struct sock *sk)
 {
 	return inet_csk_ca(sk);
 }
 
 static void mltcp_reno_init(struct sock *sk)
 {
-	struct mltcp_reno *ca = mltcp_reno_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
 
-	mltcp_track_init(sk, &ca->iter);
-	mltcp_reno_cache_init(&ca->cache);
+	mltcp_reno_flow_init(mltcp_reno_ca(sk), tp->bytes_acked, mltcp_now_us(tp));
 }
 
 /*
- * tcp_reno_cong_avoid() with w = cwnd / F, through the core's per-ack cache
- * (F recomputed at most 64 times per iteration, as in the BPF and DPDK
- * datapaths; see docs/design.md, "The per-ack fast path").
+ * tcp_reno_cong_avoid() with the core's w (mltcp_reno_flow_ai_w).  The
+ * window is tcp_sock's, so the kernel's own tcp_slow_start() and
+ * tcp_cong_avoid_ai() grow it (the core's mltcp_window_* are their
+ * userspace twins).
  */
 static void mltcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp_reno *ca = mltcp_reno_ca(sk);
 
 	if (!tcp_is_cwnd_limited(sk))
 		return;
@@ -249,35 +220,31 @@ static void mltcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		if (!acked)
 			return;
 	}
-	tcp_cong_avoid_ai(tp, mltcp_reno_ai_w_cached(&ca->cache, &ca->iter, mltcp_p(),
-						     tcp_snd_cwnd(tp)), acked);
+	tcp_cong_avoid_ai(tp, mltcp_reno_flow_ai_w(mltcp_reno_ca(sk), mltcp_p(),
+						   tcp_snd_cwnd(tp)), acked);
 }
 
-/* tcp_reno_ssthresh() keeping cwnd * F/2 instead of cwnd / 2. */
 static u32 mltcp_reno_ssthresh(struct sock *sk)
 {
-	const struct mltcp_params *p = mltcp_p();
-	u32 gain = mltcp_gain(&mltcp_reno_ca(sk)->iter, p);
-
-	return mltcp_ssthresh(tcp_snd_cwnd(tcp_sk(sk)),
-			      mltcp_decrease_beta(MLTCP_RENO_BETA, gain, p));
+	return mltcp_reno_flow_ssthresh(mltcp_reno_ca(sk), mltcp_p(),
+					tcp_snd_cwnd(tcp_sk(sk)));
 }
 
 static void mltcp_reno_in_ack_event(struct sock *sk, u32 flags)
 {
-	mltcp_track_ack(sk, &mltcp_reno_ca(sk)->iter);
+	mltcp_track_ack(sk, &mltcp_reno_ca(sk)->it);
 }
 
 static void mltcp_reno_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	if (event == CA_EVENT_TX_START)
-		mltcp_track_tx_start(sk, &mltcp_reno_ca(sk)->iter);
+		mltcp_track_tx_start(sk, &mltcp_reno_ca(sk)->it);
 }
 
 static size_t mltcp_reno_get_info(struct sock *sk, u32 ext, int *attr,
 				  union tcp_cc_info *info)
 {
-	return mltcp_info_common(&mltcp_reno_ca(sk)->iter, ext, attr, info);
+	return mltcp_info_common(&mltcp_reno_ca(sk)->it, ext, attr, info);
 }
 
 static struct tcp_congestion_ops mltcp_reno __read_mostly = {
@@ -293,299 +260,35 @@ static struct tcp_congestion_ops mltcp_reno __read_mostly = {
 };
 
 /* ---------------------------------------------------------------------- */
-/* "mltcp_cubic": Linux 6.1 CUBIC with MLTCP-scaled ca->cnt.               */
+/* "mltcp_cubic": CUBIC and HyStart from the core (core/mltcp_cubic.h).    */
 
-#define BICTCP_BETA_SCALE	1024	/* Scale factor beta calculation
-					 * max_cwnd = snd_cwnd * beta
-					 */
-#define BICTCP_HZ		10	/* BIC HZ 2^10 = 1024 */
-
-/* Two methods of hybrid slow start */
-#define HYSTART_ACK_TRAIN	0x1
-#define HYSTART_DELAY		0x2
-
-/* Number of delay samples for detecting the increase of delay */
-#define HYSTART_MIN_SAMPLES	8
-#define HYSTART_DELAY_MIN	(4000U)	/* 4 ms */
-#define HYSTART_DELAY_MAX	(16000U)	/* 16 ms */
-#define HYSTART_DELAY_THRESH(x)	clamp(x, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
-
-/* tcp_cubic's defaults, fixed here (see the header comment). */
-#define CUBIC_FAST_CONVERGENCE	1
-#define CUBIC_BETA		717	/* = 717/1024 (BICTCP_BETA_SCALE) */
-#define CUBIC_BIC_SCALE		41
-#define CUBIC_TCP_FRIENDLINESS	1
-#define CUBIC_HYSTART		1
-#define CUBIC_HYSTART_DETECT	(HYSTART_ACK_TRAIN | HYSTART_DELAY)
-#define CUBIC_HYSTART_LOW_WINDOW	16
-#define CUBIC_HYSTART_ACK_DELTA_US	2000
-
-static u32 cube_rtt_scale __read_mostly;
-static u32 beta_scale __read_mostly;
-static u64 cube_factor __read_mostly;
-
-/* BIC TCP Parameters (tcp_cubic.c's struct bictcp, unchanged) */
-struct bictcp {
-	u32	cnt;		/* increase cwnd by 1 after ACKs (raw, unscaled) */
-	u32	last_max_cwnd;	/* last maximum snd_cwnd */
-	u32	last_cwnd;	/* the last snd_cwnd */
-	u32	last_time;	/* time when updated last_cwnd */
-	u32	bic_origin_point;/* origin point of bic function */
-	u32	bic_K;		/* time to origin point
-				   from the beginning of the current epoch */
-	u32	delay_min;	/* min delay (usec) */
-	u32	epoch_start;	/* beginning of an epoch */
-	u32	ack_cnt;	/* number of acks */
-	u32	tcp_cwnd;	/* estimated tcp cwnd */
-	u16	epoch_carry;	/* MLTCP: sub-jiffy remainder of the clock scaling */
-	u8	sample_cnt;	/* number of samples to decide curr_rtt */
-	u8	found;		/* the exit point is found? */
-	u32	round_start;	/* beginning of each round */
-	u32	end_seq;	/* end_seq of the round */
-	u32	last_ack;	/* last time when the ACK spacing is close */
-	u32	curr_rtt;	/* the minimum rtt of current round */
-};
-
-struct mltcp_cubic {
-	struct mltcp_iter iter;
-	struct bictcp cubic;
-};
-
-static struct mltcp_cubic *mltcp_cubic_ca(const struct sock *sk)
+static struct mltcp_cubic_flow *mltcp_cubic_ca(const struct sock *sk)
 {
 	return inet_csk_ca(sk);
 }
 
-static struct bictcp *bictcp_ca(const struct sock *sk)
-{
-	return &mltcp_cubic_ca(sk)->cubic;
-}
-
-static inline void bictcp_reset(struct bictcp *ca)
-{
-	memset(ca, 0, offsetof(struct bictcp, epoch_carry));
-	ca->found = 0;
-}
-
-static inline u32 bictcp_clock_us(const struct sock *sk)
-{
-	return tcp_sk(sk)->tcp_mstamp;
-}
-
-static inline void bictcp_hystart_reset(struct sock *sk)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct bictcp *ca = bictcp_ca(sk);
-
-	ca->round_start = ca->last_ack = bictcp_clock_us(sk);
-	ca->end_seq = tp->snd_nxt;
-	ca->curr_rtt = ~0U;
-	ca->sample_cnt = 0;
-}
-
 static void mltcp_cubic_init(struct sock *sk)
 {
-	bictcp_reset(bictcp_ca(sk));
+	const struct tcp_sock *tp = tcp_sk(sk);
 
-	if (CUBIC_HYSTART)
-		bictcp_hystart_reset(sk);
-
-	mltcp_track_init(sk, &mltcp_cubic_ca(sk)->iter);
+	mltcp_cubic_flow_init(mltcp_cubic_ca(sk), tp->bytes_acked,
+			      mltcp_now_us(tp), tp->snd_nxt);
 }
 
 static void mltcp_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	if (event == CA_EVENT_TX_START) {
-		struct bictcp *ca = bictcp_ca(sk);
-		u32 now = tcp_jiffies32;
-		s32 delta;
+		struct mltcp_cubic_flow *f = mltcp_cubic_ca(sk);
 
-		delta = now - tcp_sk(sk)->lsndtime;
-
-		/* We were application limited (idle) for a while.
-		 * Shift epoch_start to keep cwnd growth to cubic curve.
-		 */
-		if (ca->epoch_start && delta > 0) {
-			ca->epoch_start += delta;
-			if (after(ca->epoch_start, now))
-				ca->epoch_start = now;
-		}
-		mltcp_track_tx_start(sk, &mltcp_cubic_ca(sk)->iter);
+		mltcp_cubic_flow_tx_start(f, mltcp_now_us(tcp_sk(sk)));
+		mltcp_track_tx_start(sk, &f->it);
 	}
 }
 
-/* calculate the cubic root of x using a table lookup followed by one
- * Newton-Raphson iteration.
- * Avg err ~= 0.195%
- */
-static u32 cubic_root(u64 a)
-{
-	u32 x, b, shift;
-	/*
-	 * cbrt(x) MSB values for x MSB values in [0..63].
-	 * Precomputed then refined by hand - Willy Tarreau
-	 *
-	 * For x in [0..63],
-	 *   v = cbrt(x << 18) - 1
-	 *   cbrt(x) = (v[x] + 10) >> 6
-	 */
-	static const u8 v[] = {
-		/* 0x00 */    0,   54,   54,   54,  118,  118,  118,  118,
-		/* 0x08 */  123,  129,  134,  138,  143,  147,  151,  156,
-		/* 0x10 */  157,  161,  164,  168,  170,  173,  176,  179,
-		/* 0x18 */  181,  185,  187,  190,  192,  194,  197,  199,
-		/* 0x20 */  200,  202,  204,  206,  209,  211,  213,  215,
-		/* 0x28 */  217,  219,  221,  222,  224,  225,  227,  229,
-		/* 0x30 */  231,  232,  234,  236,  237,  239,  240,  242,
-		/* 0x38 */  244,  245,  246,  248,  250,  251,  252,  254,
-	};
-
-	b = fls64(a);
-	if (b < 7) {
-		/* a in [0..63] */
-		return ((u32)v[(u32)a] + 35) >> 6;
-	}
-
-	b = ((b * 84) >> 8) - 1;
-	shift = (a >> (b * 3));
-
-	x = ((u32)(((u32)v[shift] + 10) << b)) >> 6;
-
-	/*
-	 * Newton-Raphson iteration
-	 *                         2
-	 * x    = ( 2 * x  +  a / x  ) / 3
-	 *  k+1          k         k
-	 */
-	x = (2 * x + (u32)div64_u64(a, (u64)x * (u64)(x - 1)));
-	x = ((x * 341) >> 10);
-	return x;
-}
-
-/*
- * Compute congestion window to use.  As tcp_cubic.c's bictcp_update(), except
- * that the final max(cnt, 2) is left to mltcp_cubic_cnt() at the point of use.
- */
-static inline void bictcp_update(struct bictcp *ca, u32 cwnd, u32 acked, u32 gain)
-{
-	u32 delta, bic_target, max_cnt, dt;
-	u64 offs, t;
-
-	ca->ack_cnt += acked;	/* count the number of ACKed packets */
-
-	if (ca->last_cwnd == cwnd &&
-	    (s32)(tcp_jiffies32 - ca->last_time) <= HZ / 32)
-		return;
-
-	/* The CUBIC function can update ca->cnt at most once per jiffy.
-	 * On all cwnd reduction events, ca->epoch_start is set to 0,
-	 * which will force a recalculation of ca->cnt.
-	 */
-	if (ca->epoch_start && tcp_jiffies32 == ca->last_time)
-		goto tcp_friendliness;
-
-	ca->last_cwnd = cwnd;
-	dt = tcp_jiffies32 - ca->last_time;
-	ca->last_time = tcp_jiffies32;
-
-	if (ca->epoch_start) {
-		/* MLTCP: the curve advances F * dt over the last dt jiffies. */
-		ca->epoch_start = mltcp_cubic_epoch_scale(ca->epoch_start, tcp_jiffies32,
-							  dt, gain, &ca->epoch_carry);
-	} else {
-		ca->epoch_start = tcp_jiffies32;	/* record beginning */
-		ca->epoch_carry = 0;
-		ca->ack_cnt = acked;			/* start counting */
-		ca->tcp_cwnd = cwnd;			/* syn with cubic */
-
-		if (ca->last_max_cwnd <= cwnd) {
-			ca->bic_K = 0;
-			ca->bic_origin_point = cwnd;
-		} else {
-			/* Compute new K based on
-			 * (wmax-cwnd) * (srtt>>3 / HZ) / c * 2^(3*bictcp_HZ)
-			 */
-			ca->bic_K = cubic_root(cube_factor
-					       * (ca->last_max_cwnd - cwnd));
-			ca->bic_origin_point = ca->last_max_cwnd;
-		}
-	}
-
-	/* cubic function - calc*/
-	/* calculate c * time^3 / rtt,
-	 *  while considering overflow in calculation of time^3
-	 * (so time^3 is done by using 64 bit)
-	 * and without the support of division of 64bit numbers
-	 * (so all divisions are done by using 32 bit)
-	 *  also NOTE the unit of those veriables
-	 *	  time  = (t - K) / 2^bictcp_HZ
-	 *	  c = bic_scale >> 10
-	 * rtt  = (srtt >> 3) / HZ
-	 * !!! The following code does not have overflow problems,
-	 * if the cwnd < 1 million packets !!!
-	 */
-
-	t = (s32)(tcp_jiffies32 - ca->epoch_start);
-	t += usecs_to_jiffies(ca->delay_min);
-	/* change the unit from HZ to bictcp_HZ */
-	t <<= BICTCP_HZ;
-	do_div(t, HZ);
-
-	if (t < ca->bic_K)		/* t - K */
-		offs = ca->bic_K - t;
-	else
-		offs = t - ca->bic_K;
-
-	/* c/rtt * (t-K)^3 */
-	delta = (cube_rtt_scale * offs * offs * offs) >> (10+3*BICTCP_HZ);
-	if (t < ca->bic_K)                            /* below origin*/
-		bic_target = ca->bic_origin_point - delta;
-	else                                          /* above origin*/
-		bic_target = ca->bic_origin_point + delta;
-
-	/* cubic function - calc bictcp_cnt*/
-	if (bic_target > cwnd) {
-		ca->cnt = cwnd / (bic_target - cwnd);
-	} else {
-		ca->cnt = 100 * cwnd;              /* very small increment*/
-	}
-
-	/*
-	 * The initial growth of cubic function may be too conservative
-	 * when the available bandwidth is still unknown.
-	 */
-	if (ca->last_max_cwnd == 0 && ca->cnt > 20)
-		ca->cnt = 20;	/* increase cwnd 5% per RTT */
-
-tcp_friendliness:
-	/* TCP Friendly */
-	if (CUBIC_TCP_FRIENDLINESS) {
-		u32 scale = beta_scale;
-
-		/* MLTCP: the Reno estimate grows F segments per RTT. */
-		delta = mltcp_cubic_friendly_acks((cwnd * scale) >> 3, gain);
-		while (ca->ack_cnt > delta) {		/* update tcp cwnd */
-			ca->ack_cnt -= delta;
-			ca->tcp_cwnd++;
-		}
-
-		if (ca->tcp_cwnd > cwnd) {	/* if bic is slower than tcp */
-			delta = ca->tcp_cwnd - cwnd;
-			max_cnt = cwnd / delta;
-			if (ca->cnt > max_cnt)
-				ca->cnt = max_cnt;
-		}
-	}
-	/* tcp_cubic.c ends with ca->cnt = max(ca->cnt, 2U): here that bound
-	 * (at most 1.5x per RTT) is applied by mltcp_cubic_cnt().
-	 */
-}
-
+/* As cubictcp_cong_avoid(), the window grown by the kernel's helpers. */
 static void mltcp_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp_cubic *mc = mltcp_cubic_ca(sk);
-	u32 gain;
 
 	if (!tcp_is_cwnd_limited(sk))
 		return;
@@ -595,49 +298,29 @@ static void mltcp_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 		if (!acked)
 			return;
 	}
-	gain = mltcp_gain(&mc->iter, mltcp_p());
-	bictcp_update(&mc->cubic, tcp_snd_cwnd(tp), acked, gain);
-	tcp_cong_avoid_ai(tp, mltcp_cubic_cnt(mc->cubic.cnt, gain), acked);
+	tcp_cong_avoid_ai(tp, mltcp_cubic_flow_ai_w(mltcp_cubic_ca(sk), mltcp_p(),
+						    tcp_snd_cwnd(tp), acked,
+						    mltcp_now_us(tp)), acked);
 }
 
 static u32 mltcp_cubic_recalc_ssthresh(struct sock *sk)
 {
-	const struct tcp_sock *tp = tcp_sk(sk);
-	const struct mltcp_params *p = mltcp_p();
-	struct mltcp_cubic *mc = mltcp_cubic_ca(sk);
-	struct bictcp *ca = &mc->cubic;
-
-	ca->epoch_start = 0;	/* end of epoch */
-
-	/* Wmax and fast convergence */
-	if (tcp_snd_cwnd(tp) < ca->last_max_cwnd && CUBIC_FAST_CONVERGENCE)
-		ca->last_max_cwnd = (tcp_snd_cwnd(tp) * (BICTCP_BETA_SCALE + CUBIC_BETA))
-			/ (2 * BICTCP_BETA_SCALE);
-	else
-		ca->last_max_cwnd = tcp_snd_cwnd(tp);
-
-	/* MLTCP: keep 0.7 * F of the window (W_max above stays CUBIC's). */
-	return mltcp_ssthresh(tcp_snd_cwnd(tp),
-			      mltcp_decrease_beta(CUBIC_BETA, mltcp_gain(&mc->iter, p), p));
+	return mltcp_cubic_flow_ssthresh(mltcp_cubic_ca(sk), mltcp_p(),
+					 tcp_snd_cwnd(tcp_sk(sk)));
 }
 
 static void mltcp_cubic_state(struct sock *sk, u8 new_state)
 {
-	if (new_state == TCP_CA_Loss) {
-		bictcp_reset(bictcp_ca(sk));
-		bictcp_hystart_reset(sk);
-	}
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (new_state == TCP_CA_Loss)
+		mltcp_bictcp_on_rto(&mltcp_cubic_ca(sk)->bic, mltcp_now_us(tp),
+				   tp->snd_nxt);
 }
 
-/* Account for TSO/GRO delays.
- * Otherwise short RTT flows could get too small ssthresh, since during
- * slow start we begin with small TSO packets and ca->delay_min would
- * not account for long aggregation delay when TSO packets get bigger.
- * Ideally even with a very small RTT we would like to have at least one
- * TSO packet being sent and received by GRO, and another one in qdisc layer.
- * We apply another 100% factor because @rate is doubled at this point.
- * We cap the cushion to 1ms.
- */
+/* tcp_cubic.c's hystart_ack_delay(): the TSO/GRO cushion for short-RTT
+ * flows, capped at 1 ms.  Kept here: it reads the socket's pacing rate and
+ * GSO size, which the core does not see. */
 static u32 hystart_ack_delay(const struct sock *sk)
 {
 	unsigned long rate;
@@ -649,104 +332,44 @@ static u32 hystart_ack_delay(const struct sock *sk)
 		     div64_ul((u64)sk->sk_gso_max_size * 4 * USEC_PER_SEC, rate));
 }
 
-static void hystart_update(struct sock *sk, u32 delay)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct bictcp *ca = bictcp_ca(sk);
-	u32 threshold;
-
-	if (after(tp->snd_una, ca->end_seq))
-		bictcp_hystart_reset(sk);
-
-	/* hystart triggers when cwnd is larger than some threshold */
-	if (tcp_snd_cwnd(tp) < CUBIC_HYSTART_LOW_WINDOW)
-		return;
-
-	if (CUBIC_HYSTART_DETECT & HYSTART_ACK_TRAIN) {
-		u32 now = bictcp_clock_us(sk);
-
-		/* first detection parameter - ack-train detection */
-		if ((s32)(now - ca->last_ack) <= CUBIC_HYSTART_ACK_DELTA_US) {
-			ca->last_ack = now;
-
-			threshold = ca->delay_min + hystart_ack_delay(sk);
-
-			/* Hystart ack train triggers if we get ack past
-			 * ca->delay_min/2.
-			 * Pacing might have delayed packets up to RTT/2
-			 * during slow start.
-			 */
-			if (sk->sk_pacing_status == SK_PACING_NONE)
-				threshold >>= 1;
-
-			if ((s32)(now - ca->round_start) > threshold) {
-				ca->found = 1;
-				NET_INC_STATS(sock_net(sk),
-					      LINUX_MIB_TCPHYSTARTTRAINDETECT);
-				NET_ADD_STATS(sock_net(sk),
-					      LINUX_MIB_TCPHYSTARTTRAINCWND,
-					      tcp_snd_cwnd(tp));
-				tp->snd_ssthresh = tcp_snd_cwnd(tp);
-			}
-		}
-	}
-
-	if (CUBIC_HYSTART_DETECT & HYSTART_DELAY) {
-		/* obtain the minimum delay of more than sampling packets */
-		if (ca->curr_rtt > delay)
-			ca->curr_rtt = delay;
-		if (ca->sample_cnt < HYSTART_MIN_SAMPLES) {
-			ca->sample_cnt++;
-		} else {
-			if (ca->curr_rtt > ca->delay_min +
-			    HYSTART_DELAY_THRESH(ca->delay_min >> 3)) {
-				ca->found = 1;
-				NET_INC_STATS(sock_net(sk),
-					      LINUX_MIB_TCPHYSTARTDELAYDETECT);
-				NET_ADD_STATS(sock_net(sk),
-					      LINUX_MIB_TCPHYSTARTDELAYCWND,
-					      tcp_snd_cwnd(tp));
-				tp->snd_ssthresh = tcp_snd_cwnd(tp);
-			}
-		}
-	}
-}
-
 static void mltcp_cubic_acked(struct sock *sk, const struct ack_sample *sample)
 {
-	const struct tcp_sock *tp = tcp_sk(sk);
-	struct bictcp *ca = bictcp_ca(sk);
-	u32 delay;
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_cubic_rtt_sample s = {
+		.rtt_us		= sample->rtt_us,
+		.now_us		= mltcp_now_us(tp),
+		.cwnd		= tcp_snd_cwnd(tp),
+		.snd_una	= tp->snd_una,
+		.snd_nxt	= tp->snd_nxt,
+		.in_slow_start	= tcp_in_slow_start(tp),
+		.ack_delay_us	= hystart_ack_delay(sk),
+		.paced		= sk->sk_pacing_status != SK_PACING_NONE,
+	};
+	u32 found = mltcp_bictcp_on_rtt(&mltcp_cubic_ca(sk)->bic, &s);
 
-	/* Some calls are for duplicates without timetamps */
-	if (sample->rtt_us < 0)
-		return;
-
-	/* Discard delay samples right after fast recovery */
-	if (ca->epoch_start && (s32)(tcp_jiffies32 - ca->epoch_start) < HZ)
-		return;
-
-	delay = sample->rtt_us;
-	if (delay == 0)
-		delay = 1;
-
-	/* first time call or link delay decreases */
-	if (ca->delay_min == 0 || ca->delay_min > delay)
-		ca->delay_min = delay;
-
-	if (!ca->found && tcp_in_slow_start(tp) && CUBIC_HYSTART)
-		hystart_update(sk, delay);
+	if (found & MLTCP_HYSTART_FOUND_TRAIN) {
+		NET_INC_STATS(sock_net(sk), LINUX_MIB_TCPHYSTARTTRAINDETECT);
+		NET_ADD_STATS(sock_net(sk), LINUX_MIB_TCPHYSTARTTRAINCWND,
+			      tcp_snd_cwnd(tp));
+	}
+	if (found & MLTCP_HYSTART_FOUND_DELAY) {
+		NET_INC_STATS(sock_net(sk), LINUX_MIB_TCPHYSTARTDELAYDETECT);
+		NET_ADD_STATS(sock_net(sk), LINUX_MIB_TCPHYSTARTDELAYCWND,
+			      tcp_snd_cwnd(tp));
+	}
+	if (found)
+		tp->snd_ssthresh = tcp_snd_cwnd(tp);
 }
 
 static void mltcp_cubic_in_ack_event(struct sock *sk, u32 flags)
 {
-	mltcp_track_ack(sk, &mltcp_cubic_ca(sk)->iter);
+	mltcp_track_ack(sk, &mltcp_cubic_ca(sk)->it);
 }
 
 static size_t mltcp_cubic_get_info(struct sock *sk, u32 ext, int *attr,
 				   union tcp_cc_info *info)
 {
-	return mltcp_info_common(&mltcp_cubic_ca(sk)->iter, ext, attr, info);
+	return mltcp_info_common(&mltcp_cubic_ca(sk)->it, ext, attr, info);
 }
 
 static struct tcp_congestion_ops mltcp_cubic __read_mostly = {
@@ -763,21 +386,6 @@ static struct tcp_congestion_ops mltcp_cubic __read_mostly = {
 	.name		= "mltcp_cubic",
 };
 
-static void mltcp_cubic_precompute(void)
-{
-	/* As cubictcp_register(): scaling factors for an SRTT of 100 ms. */
-	beta_scale = 8 * (BICTCP_BETA_SCALE + CUBIC_BETA) / 3
-		/ (BICTCP_BETA_SCALE - CUBIC_BETA);
-
-	cube_rtt_scale = (CUBIC_BIC_SCALE * 10);	/* 1024*c/rtt */
-
-	/* 1/c * 2^2*bictcp_HZ * srtt */
-	cube_factor = 1ull << (10 + 3 * BICTCP_HZ); /* 2^40 */
-
-	/* divide by bic_scale and by constant Srtt (100ms) */
-	do_div(cube_factor, CUBIC_BIC_SCALE * 10);
-}
-
 /* ---------------------------------------------------------------------- */
 /* debugfs: /sys/kernel/debug/tcp_mltcp/flows lists every MLTCP socket.    */
 
@@ -789,11 +397,11 @@ static const struct mltcp_iter *mltcp_iter_of(const struct sock *sk,
 
 	if (ops == &mltcp_reno) {
 		*name = mltcp_reno.name;
-		return &mltcp_reno_ca(sk)->iter;
+		return &mltcp_reno_ca(sk)->it;
 	}
 	if (ops == &mltcp_cubic) {
 		*name = mltcp_cubic.name;
-		return &mltcp_cubic_ca(sk)->iter;
+		return &mltcp_cubic_ca(sk)->it;
 	}
 	return NULL;
 }
@@ -871,10 +479,8 @@ static int __init mltcp_register(void)
 {
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct mltcp_reno) > ICSK_CA_PRIV_SIZE);
-	BUILD_BUG_ON(sizeof(struct mltcp_cubic) > ICSK_CA_PRIV_SIZE);
-
-	mltcp_cubic_precompute();
+	BUILD_BUG_ON(sizeof(struct mltcp_reno_flow) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(sizeof(struct mltcp_cubic_flow) > ICSK_CA_PRIV_SIZE);
 
 	ret = tcp_register_congestion_control(&mltcp_reno);
 	if (ret)

@@ -12,7 +12,7 @@ KDIR_DEBIAN   ?= $(firstword $(wildcard /usr/src/linux-headers-*-amd64))
 check-core: check-core-unit check-core-sanitize check-core-fuzz check-core-worlds
 
 check-core-unit: cmake-build
-	cd $(BUILD)/cmake && ctest --output-on-failure -L core
+	$(call ctest_area,$(BUILD)/cmake,core)
 
 $(BUILD)/sanitize/CMakeCache.txt:
 	@mkdir -p $(BUILD)/sanitize
@@ -21,7 +21,7 @@ $(BUILD)/sanitize/CMakeCache.txt:
 
 check-core-sanitize: $(BUILD)/sanitize/CMakeCache.txt
 	cmake --build $(BUILD)/sanitize -j$(JOBS) --target core_tests
-	cd $(BUILD)/sanitize && ctest --output-on-failure -L core
+	$(call ctest_area,$(BUILD)/sanitize,core)
 
 $(BUILD)/fuzz/core_fuzz: $(ROOT)/tests/core/core_fuzz.cpp $(wildcard $(ROOT)/core/*.h)
 	@mkdir -p $(BUILD)/fuzz/corpus

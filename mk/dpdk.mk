@@ -21,7 +21,7 @@ check-dpdk: check-dpdk-unit check-dpdk-asan check-dpdk-badinput check-dpdk-trans
             check-dpdk-interleave
 
 check-dpdk-unit: cmake-build
-	cd $(BUILD)/cmake && ctest --output-on-failure -L dpdk
+	$(call ctest_area,$(BUILD)/cmake,dpdk)
 
 # The engine and its tests with AddressSanitizer (leaks included) and UBSan.
 $(DPDK_ASAN_DIR)/dpdk_engine_tests: $(DPDK_ENGINE_SRC) $(ROOT)/tests/dpdk/engine_test.cpp \

@@ -16,8 +16,9 @@ CHECK_TARGETS += check-emu
 
 EMU_BIN         = $(BUILD)/cmake/tools/emu/mltcp-emu
 MLTCPCTL_BIN    = $(BUILD)/cmake/tools/mltcpctl/mltcpctl
+METRICS_BIN     = $(BUILD)/cmake/workload/mltcp-metrics
 INTERLEAVE      = /usr/bin/python3 $(ROOT)/tools/bench/interleave.py --emu $(EMU_BIN) \
-                  --mltcpctl $(MLTCPCTL_BIN)
+                  --mltcpctl $(MLTCPCTL_BIN) --metrics $(METRICS_BIN)
 REPS           ?= 3
 ITERATIONS     ?= 30
 MIXES          ?= two_identical three_mixed four oversub periods buckets tag dorylus bulk ring
@@ -29,7 +30,7 @@ BENCH_IL_OUT   ?= $(BUILD)/bench-interleave/$(shell date -u +%Y%m%d-%H%M%S)
 .PHONY: check-emu bench-interleave demo
 
 check-emu: cmake-build
-	cd $(BUILD)/cmake && ctest --output-on-failure -L emu
+	$(call ctest_area,$(BUILD)/cmake,emu)
 
 bench-interleave: cmake-build
 	$(INTERLEAVE) --out $(BENCH_IL_OUT) --reps $(REPS) --iterations $(ITERATIONS) \

@@ -60,19 +60,29 @@ VM_REPLAY_SRC := $(ROOT)/tests/vm/replay
 REPLAY_SEED   ?= 20241130
 REPLAY_FLOWS  ?= 24
 
-$(VM_REPLAY)/mltcp_replay: $(VM_REPLAY_SRC)/mltcp_replay.cpp $(VM_REPLAY_SRC)/mltcp_replay.h $(wildcard $(ROOT)/core/*.h)
-	@mkdir -p $(dir $@)
-	g++ -std=c++17 -O2 -Wall -Wextra -Werror -I$(ROOT)/core -I$(VM_REPLAY_SRC) $< -o $@
+DP_REPLAY_SRC := $(ROOT)/tests/replay
 
+$(VM_REPLAY)/mltcp_replay: $(VM_REPLAY_SRC)/mltcp_replay.cpp $(VM_REPLAY_SRC)/mltcp_replay.h \
+                           $(wildcard $(DP_REPLAY_SRC)/*.h) $(wildcard $(ROOT)/core/*.h)
+	@mkdir -p $(dir $@)
+	g++ -std=c++17 -O2 -Wall -Wextra -Werror -I$(ROOT)/core -I$(VM_REPLAY_SRC) -I$(DP_REPLAY_SRC) $< -o $@
+
+# The core-level sequence, and the datapath sequences for tcp_mltcp.ko's
+# own hooks (no hints: the module has no hint interface).
 $(VM_REPLAY)/expected.bin: $(VM_REPLAY)/mltcp_replay
 	$< gen $(REPLAY_SEED) $(REPLAY_FLOWS) >$(VM_REPLAY)/events.bin
 	$< summary $(VM_REPLAY)/events.bin >$(VM_REPLAY)/summary.txt
 	$< run $(VM_REPLAY)/events.bin >$@
+	for a in reno cubic; do \
+	    $< gen-dp $$a $(REPLAY_SEED) nohints >$(VM_REPLAY)/dp-$$a-events.bin && \
+	    $< run-dp $(VM_REPLAY)/dp-$$a-events.bin >$(VM_REPLAY)/dp-$$a-expected.bin || exit 1; done
 
 $(VM_REPLAY)/mltcp_replay_kmod.ko: $(VM_REPLAY_SRC)/mltcp_replay_kmod.c $(VM_REPLAY_SRC)/mltcp_replay.h \
-                                   $(VM_REPLAY_SRC)/Kbuild $(wildcard $(ROOT)/core/*.h)
+                                   $(VM_REPLAY_SRC)/Kbuild $(DP_REPLAY_SRC)/mltcp_dp_replay.h \
+                                   $(ROOT)/kmod/tcp_mltcp_info.h $(wildcard $(ROOT)/core/*.h)
 	@mkdir -p $(VM_REPLAY)/kbuild
-	cp $(VM_REPLAY_SRC)/Kbuild $(VM_REPLAY_SRC)/mltcp_replay_kmod.c $(VM_REPLAY_SRC)/mltcp_replay.h $(VM_REPLAY)/kbuild/
+	cp $(VM_REPLAY_SRC)/Kbuild $(VM_REPLAY_SRC)/mltcp_replay_kmod.c $(VM_REPLAY_SRC)/mltcp_replay.h \
+	    $(DP_REPLAY_SRC)/mltcp_dp_replay.h $(ROOT)/kmod/tcp_mltcp_info.h $(VM_REPLAY)/kbuild/
 	$(MAKE) --no-print-directory -C $(KMOD_KDIR) M=$(VM_REPLAY)/kbuild MLTCP_CORE=$(ROOT)/core \
 	    KCFLAGS=-Werror modules 2>&1 | tee $(VM_REPLAY)/kbuild.log
 	@! grep -i 'warning:' $(VM_REPLAY)/kbuild.log
@@ -93,8 +103,12 @@ vm-test: kmod vm-tools vm-replay
 	    --add $(VM_REPLAY)/expected.bin:/mltcp/replay/expected.bin \
 	    --add $(VM_REPLAY)/summary.txt:/mltcp/replay/summary.txt \
 	    --add $(VM_REPLAY)/mltcp_replay_kmod.ko:/mltcp/replay/mltcp_replay_kmod.ko \
+	    --add $(VM_REPLAY)/dp-reno-events.bin:/mltcp/replay/dp-reno-events.bin \
+	    --add $(VM_REPLAY)/dp-reno-expected.bin:/mltcp/replay/dp-reno-expected.bin \
+	    --add $(VM_REPLAY)/dp-cubic-events.bin:/mltcp/replay/dp-cubic-events.bin \
+	    --add $(VM_REPLAY)/dp-cubic-expected.bin:/mltcp/replay/dp-cubic-expected.bin \
 	    --expect load-modprobe --expect iterations-mltcp --expect iterations-mltcp_cubic \
-	    --expect bulk-mltcp --expect bulk-mltcp_cubic --expect replay-agreement --expect dmesg-clean \
+	    --expect bulk-mltcp --expect bulk-mltcp_cubic --expect replay-agreement --expect replay-kmod-reno --expect replay-kmod-cubic --expect dmesg-clean \
 	    $(ROOT)/tests/vm/guest/kmod.sh
 
 bench-kmod: kmod vm-tools
@@ -113,9 +127,10 @@ VM_IL_ARGS       ?=
 
 .PHONY: bench-interleave-vm
 bench-interleave-vm: kmod vm-tools cmake-configure
-	cmake --build $(BUILD)/cmake --target mltcp-emu
+	cmake --build $(BUILD)/cmake --target mltcp-emu mltcp-metrics
 	BUILD=$(BUILD) /usr/bin/python3 $(ROOT)/tools/bench/interleave_vm.py --out $(VM_IL_OUT) \
-	    --emu $(BUILD)/cmake/tools/emu/mltcp-emu --ko $(KMOD_KO) --vmtool $(VM_TOOL) \
+	    --emu $(BUILD)/cmake/tools/emu/mltcp-emu --metrics $(BUILD)/cmake/workload/mltcp-metrics \
+	    --ko $(KMOD_KO) --vmtool $(VM_TOOL) \
 	    --ethtool $(shell command -v ethtool || echo /usr/sbin/ethtool) \
 	    --reps $(VM_IL_REPS) --iterations $(VM_IL_ITERATIONS) --ccs "$(VM_IL_CCS)" $(VM_IL_ARGS)
 

@@ -30,7 +30,7 @@ RDMA_VM_TIMEOUT ?= 330
 check-rdma: check-rdma-host check-rdma-vm
 
 check-rdma-host: cmake-build
-	cd $(BUILD)/cmake && ctest --output-on-failure --no-tests=error -L rdma
+	$(call ctest_area,$(BUILD)/cmake,rdma)
 
 check-rdma-vm: cmake-build
 	@test -x $(RDMA_BIN) || { echo "check-rdma-vm: $(RDMA_BIN) not built (libibverbs-dev/librdmacm-dev missing? run make deps)" >&2; exit 1; }

@@ -1,5 +1,5 @@
 // qp_control.cpp - see qp_control.h.  Policy lives in core/; this file only
-// converts units (ns clock -> the core's us) and keeps counters.
+// converts units (ns clock -> the core's us), paces and keeps counters.
 #include "qp_control.h"
 
 #include <algorithm>
@@ -92,23 +92,24 @@ QpControl::QpControl(Control mode, const mltcp::Params &p, const mltcp::DcqcnPar
 		     uint64_t fixed_rate_bps, uint64_t burst_bytes, uint64_t now_ns)
     : mode_(mode),
       params_(p),
-      rp_(dp, us_of(now_ns)),
-      flow_(0, (uint32_t)us_of(now_ns)),
+      dcqcn_params_(dp),
       pacer_(mode == Control::kFixed ? fixed_rate_bps : dp.raw().line_rate_bps,
 	     burst_bytes, now_ns),
       fixed_rate_bps_(fixed_rate_bps)
 {
+	mltcp_dcqcn_flow_init(&flow_, &dcqcn_params_.raw(), mode == Control::kMltcpDcqcn,
+			      us_of(now_ns));
 	stats_.min_rate_bps = RateBps();
 }
 
 uint32_t QpControl::Gain() const
 {
-	return mode_ == Control::kMltcpDcqcn ? flow_.Gain(params_) : mltcp::kGainOne;
+	return mltcp_dcqcn_flow_gain(&flow_, &params_.raw());
 }
 
 uint64_t QpControl::RateBps() const
 {
-	return mode_ == Control::kFixed ? fixed_rate_bps_ : rp_.RateBps();
+	return mode_ == Control::kFixed ? fixed_rate_bps_ : mltcp_dcqcn_flow_rate_bps(&flow_);
 }
 
 void QpControl::UpdatePacer(uint64_t now_ns)
@@ -123,7 +124,7 @@ void QpControl::Tick(uint64_t now_ns)
 {
 	if (mode_ == Control::kFixed)
 		return;
-	rp_.Advance(us_of(now_ns), Gain());
+	mltcp_dcqcn_flow_advance(&flow_, &params_.raw(), &dcqcn_params_.raw(), us_of(now_ns));
 	UpdatePacer(now_ns);
 }
 
@@ -135,15 +136,15 @@ uint64_t QpControl::DelayNs(uint64_t bytes, uint64_t now_ns)
 
 void QpControl::OnPost(uint64_t bytes, bool queue_empty, uint64_t now_ns)
 {
-	const uint32_t now_us = (uint32_t)us_of(now_ns);
-	if (queue_empty)
-		Tick(now_ns);	// the idle time's increases under the ending gain
-	if (queue_empty && flow_.OnTxStart(params_, completed_total_, now_us, srtt_us_))
-		stats_.iterations = flow_.state().iterations;
+	if (queue_empty &&
+	    mltcp_dcqcn_flow_on_tx_start(&flow_, &params_.raw(), &dcqcn_params_.raw(),
+					 completed_total_, us_of(now_ns), srtt_us_))
+		stats_.iterations = flow_.it.iterations;
 	pacer_.Consume(bytes, now_ns);
 	stats_.posted_bytes += bytes;
 	if (mode_ != Control::kFixed) {
-		rp_.OnSent(bytes, Gain());
+		mltcp_dcqcn_flow_on_sent(&flow_, &params_.raw(), &dcqcn_params_.raw(), bytes,
+					 us_of(now_ns));
 		UpdatePacer(now_ns);
 	}
 }
@@ -152,7 +153,7 @@ void QpControl::OnCompletion(uint64_t bytes, uint64_t now_ns)
 {
 	completed_total_ += bytes;
 	stats_.completed_bytes += bytes;
-	flow_.OnAck(completed_total_, (uint32_t)us_of(now_ns));
+	mltcp_dcqcn_flow_on_ack(&flow_, completed_total_, us_of(now_ns));
 }
 
 void QpControl::OnCnps(uint64_t n, uint64_t now_ns)
@@ -160,23 +161,18 @@ void QpControl::OnCnps(uint64_t n, uint64_t now_ns)
 	stats_.cnps += n;
 	if (mode_ == Control::kFixed || n == 0)
 		return;
-	Tick(now_ns);
 	// Several CNPs counted in one poll are several reaction-point events.
-	for (uint64_t i = 0; i < std::min<uint64_t>(n, 64); i++)
-		rp_.OnCnp(us_of(now_ns));
+	mltcp_dcqcn_flow_on_cnps(&flow_, &dcqcn_params_.raw(), n, us_of(now_ns));
 	stats_.rate_cuts += n;
 	UpdatePacer(now_ns);
 }
 
 void QpControl::Hint(uint64_t bytes, uint64_t now_ns)
 {
-	// Rate timers ran since the last post under the ending iteration's gain
-	// (F(1) once its bytes completed): apply them before the hint restarts
-	// F at its intercept (mltcp_dcqcn_advance(), docs/design.md).
-	Tick(now_ns);
-	flow_.Hint(completed_total_, bytes, (uint32_t)us_of(now_ns));
-	stats_.hinted = flow_.state().hinted;
-	stats_.iterations = flow_.state().iterations;
+	mltcp_dcqcn_flow_hint(&flow_, &params_.raw(), &dcqcn_params_.raw(), completed_total_,
+			      bytes, us_of(now_ns));
+	stats_.hinted = flow_.it.hinted;
+	stats_.iterations = flow_.it.iterations;
 }
 
 }  // namespace mltcp_rdma

@@ -1,9 +1,10 @@
 // qp_control.h - per-QP MLTCP-DCQCN control for the RDMA datapath: a thin
 // adapter from verbs events (work request posted, send completed, CNP
-// counted, application hint) to the core's iteration tracker
-// (core/mltcp_iter.h) and DCQCN reaction point (core/mltcp_dcqcn.h), plus
-// the software pacer that enforces the reaction point's rate when the
-// device has no per-QP rate limiter (soft-RoCE).  No verbs calls here: the
+// counted, application hint) to the core's DCQCN flow
+// (core/mltcp_dcqcn_flow.h: iteration tracker and reaction point, in the
+// order the core fixes), plus the software pacer that enforces the
+// reaction point's rate when the device has no per-QP rate limiter
+// (soft-RoCE).  No verbs calls here: the
 // pacer and the adapter run with a caller-supplied clock, so tests drive
 // them with a fake one.
 //
@@ -83,9 +84,10 @@ class QpControl {
 	void Tick(uint64_t now_ns);
 
 	uint64_t RateBps() const;
+	uint64_t TargetBps() const { return flow_.rp.rate_target_bps; }
 	uint32_t Gain() const;
 	const QpStats &stats() const { return stats_; }
-	const mltcp::Flow &flow() const { return flow_; }
+	const mltcp_iter &iter() const { return flow_.it; }
 
 	void set_srtt_us(uint32_t s) { srtt_us_ = s; }
 
@@ -94,8 +96,8 @@ class QpControl {
 
 	Control mode_;
 	mltcp::Params params_;
-	mltcp::DcqcnSender rp_;
-	mltcp::Flow flow_;
+	mltcp::DcqcnParams dcqcn_params_;
+	mltcp_dcqcn_flow flow_{};
 	Pacer pacer_;
 	uint64_t fixed_rate_bps_;
 	uint64_t completed_total_ = 0;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// analysis.h - what mltcp-sim reports about a run: per-job mean and p99
-// iteration times and their ratios to the job alone, the overlap of the
-// jobs' communication phases and the iteration from which they interleave,
-// the link utilisation and the bulk flow's share of its fair bytes.
+// analysis.h - what mltcp-sim reports about a run.  The ratios to the jobs
+// alone, the overlap of communication phases and interleaved_at are the
+// workload library's (workload/metrics.h), the same code the host
+// benchmarks use through mltcp-metrics; this file adds what only a
+// simulation knows: the unrecorded phases of jobs that kept running, which
+// jobs share a fabric link, the link utilisation and the bulk flow's share
+// of its fair bytes.
 #pragma once
 
 #include <cstdint>
@@ -11,33 +14,31 @@
 #include <string>
 #include <vector>
 
+#include "iteration.h"
+#include "metrics.h"
 #include "options.h"
 #include "scenario.h"
 
 namespace mltcp_sim {
 
-struct JobStats {
-  double mean_s = 0, p99_s = 0;
-  double iso_mean_s = 0;
-  double mean_ratio = 0, p99_ratio = 0;
-};
-
 struct Summary {
-  std::vector<JobStats> jobs;
-  double mean_ratio = 0, p99_ratio = 0;  // NaN without isolated runs
-  std::vector<std::vector<double>> overlaps;  // per job and iteration
-  int interleaved_at = -1;                    // -1: never
+  std::vector<mltcp_workload::JobIterations> jobs;  // the recorded iterations, in us
+  mltcp_workload::RunMetrics metrics;               // ratios NaN without isolated runs
   double utilisation = 0;
   double bulk_share = 0;  // NaN without a bulk flow
   double events_per_s = 0;
 };
 
-// Mean iteration time of a run's first job after `warmup` iterations.
-double IsolatedMean(const RunResult& r, uint32_t warmup);
+// A run's recorded iterations in the workload record (simulated us); job j
+// is named "j".
+std::vector<mltcp_workload::JobIterations> JobIterationsOf(const RunResult& r);
 
-// `iso_mean`: each profile's mean iteration time alone (empty when
+// Mean iteration time (us) of a run's first job after `warmup` iterations.
+double IsolatedMeanUs(const RunResult& r, uint32_t warmup);
+
+// `iso_mean_us`: each profile's mean iteration time alone (empty when
 // o.isolated is off).
 Summary Analyse(const Options& o, const std::vector<JobPlan>& plan, const RunResult& res,
-                const std::map<std::string, double>& iso_mean, uint32_t warmup);
+                const std::map<std::string, double>& iso_mean_us, uint32_t warmup);
 
 }  // namespace mltcp_sim

@@ -30,7 +30,7 @@
 
 #include "analysis.h"
 #include "options.h"
-#include "profile.h"
+#include "sim-profile.h"
 #include "report.h"
 #include "scenario.h"
 
@@ -102,13 +102,13 @@ int main(int argc, char** argv) {
          " s):" + res.stall);
 
   // Isolated runs: each distinct profile alone, same topology and cc.
-  std::map<std::string, double> iso_mean;
+  std::map<std::string, double> iso_mean_us;
   double iso_wall = 0;
   if (o.isolated) {
     Options io = o;
     io.bulk = false;
     for (const auto& p : plan) {
-      if (iso_mean.count(p.profile.name))
+      if (iso_mean_us.count(p.profile.name))
         continue;
       JobPlan alone = p;
       alone.start_offset_s = 0;
@@ -116,12 +116,12 @@ int main(int argc, char** argv) {
       const RunResult r = s.Run({alone});
       if (!r.finished)
         Fail("isolated run of '" + p.profile.name + "' did not finish:" + r.stall);
-      iso_mean[p.profile.name] = IsolatedMean(r, warmup);
+      iso_mean_us[p.profile.name] = IsolatedMeanUs(r, warmup);
       iso_wall += r.wall_s;
     }
   }
 
-  const Summary sum = Analyse(o, plan, res, iso_mean, warmup);
+  const Summary sum = Analyse(o, plan, res, iso_mean_us, warmup);
   if (!o.quiet)
     PrintTable(plan, res, sum, iso_wall);
   if (!o.out.empty())

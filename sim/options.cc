@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "mltcp_options.hpp"
-#include "profile.h"
+#include "sim-profile.h"
 
 namespace mltcp_sim {
 

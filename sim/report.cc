@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "iteration.h"
+
 namespace mltcp_sim {
 
 using ns3::CcName;
@@ -28,41 +30,33 @@ std::string Json(double v) {
 
 void PrintTable(const std::vector<JobPlan>& plan, const RunResult& res, const Summary& sum,
                 double iso_wall) {
-  const uint32_t njobs = static_cast<uint32_t>(plan.size());
-  const auto& st = sum.jobs;
-  const double util = sum.utilisation;
   std::printf("%-4s %-14s %10s %10s %10s %8s %8s\n", "job", "profile", "mean_ms", "p99_ms",
               "alone_ms", "mean_x", "p99_x");
-  for (uint32_t j = 0; j < njobs; j++)
-    std::printf("%-4u %-14s %10.3f %10.3f %10.3f %8.3f %8.3f\n", j, plan[j].profile.name.c_str(),
-                st[j].mean_s * 1e3, st[j].p99_s * 1e3, st[j].iso_mean_s * 1e3, st[j].mean_ratio,
-                st[j].p99_ratio);
-  std::printf("utilisation %.3f  drops %llu  events %llu  wall %.2f s (+%.2f s isolated)\n", util,
-              static_cast<unsigned long long>(res.drops),
+  for (size_t j = 0; j < plan.size(); j++) {
+    const auto& jm = sum.metrics.jobs[j];
+    std::printf("%-4zu %-14s %10.3f %10.3f %10.3f %8.3f %8.3f\n", j, plan[j].profile.name.c_str(),
+                jm.mean_us * 1e-3, jm.p99_us * 1e-3, jm.iso_mean_us * 1e-3, jm.mean_ratio,
+                jm.p99_ratio);
+  }
+  std::printf("utilisation %.3f  drops %llu  events %llu  wall %.2f s (+%.2f s isolated)\n",
+              sum.utilisation, static_cast<unsigned long long>(res.drops),
               static_cast<unsigned long long>(res.events), res.wall_s, iso_wall);
 }
 
 void WriteFiles(const Options& o, CcKind cc, const std::vector<JobPlan>& plan,
                 const RunResult& res, const Summary& sum, uint32_t warmup, double iso_wall) {
-  const uint32_t njobs = static_cast<uint32_t>(plan.size());
-  const auto& st = sum.jobs;
-  const auto& overlaps = sum.overlaps;
-  const double mean_ratio = sum.mean_ratio, p99_ratio = sum.p99_ratio;
-  const double util = sum.utilisation, bulk_share = sum.bulk_share;
-  const double events_per_s = sum.events_per_s;
-  const int interleaved_at = sum.interleaved_at;
-  std::ofstream csv(o.out + ".csv");
+  const size_t njobs = plan.size();
+  const auto& m = sum.metrics;
+  // PREFIX.csv: the per-iteration schema of every workload tool
+  // (workload/iteration.h), simulated microseconds from 0, job j named "j".
+  FILE* csv = std::fopen((o.out + ".csv").c_str(), "w");
   if (!csv)
     Fail("cannot write " + o.out + ".csv");
-  csv << "job,profile,iteration,start_s,comm_start_s,comm_end_s,end_s,bytes,overlap\n";
-  csv.precision(9);
-  for (uint32_t j = 0; j < njobs; j++)
-    for (size_t i = 0; i < res.records[j].size(); i++) {
-      const auto& r = res.records[j][i];
-      csv << j << ',' << plan[j].profile.name << ',' << r.iter << ',' << r.start_s << ','
-          << r.comm_start_s << ',' << r.comm_end_s << ',' << r.end_s << ',' << r.bytes << ','
-          << overlaps[j][i] << '\n';
-    }
+  mltcp_workload::write_iteration_csv_header(csv);
+  for (const auto& job : sum.jobs)
+    mltcp_workload::write_iteration_csv_rows(csv, job.job, job.iterations, 0);
+  if (std::fclose(csv) != 0)
+    Fail("write error on " + o.out + ".csv");
   std::ofstream js(o.out + ".json");
   if (!js)
     Fail("cannot write " + o.out + ".json");
@@ -71,38 +65,42 @@ void WriteFiles(const Options& o, CcKind cc, const std::vector<JobPlan>& plan,
      << ", \"iterations\": " << o.iterations << ", \"warmup\": " << warmup
      << ", \"seed\": " << o.seed << ", \"mix\": \"" << o.mix << "\",\n"
      << "  \"keep_running\": " << (o.keep_running ? "true" : "false") << ",\n"
-     << "  \"mean_ratio\": " << Json(mean_ratio) << ", \"p99_ratio\": " << Json(p99_ratio)
-     << ", \"interleaved_at\": " << (interleaved_at < 0 ? "null" : std::to_string(interleaved_at))
-     << ", \"utilisation\": " << Json(util) << ", \"drops\": " << res.drops
-     << ", \"bulk_fair_share\": " << Json(bulk_share) << ",\n"
+     << "  \"mean_ratio\": " << Json(m.mean_ratio) << ", \"p99_ratio\": " << Json(m.p99_ratio)
+     << ", \"interleaved_at\": "
+     << (m.interleaved_at < 0 ? "null" : std::to_string(m.interleaved_at))
+     << ", \"overlap_mean\": " << Json(m.overlap_mean)
+     << ", \"mean_ratio_after\": " << (m.have_after ? Json(m.mean_ratio_after) : "null")
+     << ", \"p99_ratio_after\": " << (m.have_after ? Json(m.p99_ratio_after) : "null") << ",\n"
+     << "  \"utilisation\": " << Json(sum.utilisation) << ", \"drops\": " << res.drops
+     << ", \"bulk_fair_share\": " << Json(sum.bulk_share) << ",\n"
      << "  \"sim_s\": " << Json(res.sim_end_s) << ", \"wall_s\": " << Json(res.wall_s)
      << ", \"isolated_wall_s\": " << Json(iso_wall) << ", \"events\": " << res.events
-     << ", \"events_per_s\": " << Json(events_per_s) << ", \"cnps\": " << res.cnps << ",\n"
+     << ", \"events_per_s\": " << Json(sum.events_per_s) << ", \"cnps\": " << res.cnps << ",\n"
      << "  \"per_job\": [\n";
-  for (uint32_t j = 0; j < njobs; j++)
+  for (size_t j = 0; j < njobs; j++) {
+    const auto& jm = m.jobs[j];
     js << "    {\"job\": " << j << ", \"profile\": \"" << plan[j].profile.name
-       << "\", \"mean_s\": " << Json(st[j].mean_s) << ", \"p99_s\": " << Json(st[j].p99_s)
-       << ", \"isolated_mean_s\": " << Json(st[j].iso_mean_s)
-       << ", \"mean_ratio\": " << Json(st[j].mean_ratio)
-       << ", \"p99_ratio\": " << Json(st[j].p99_ratio)
+       << "\", \"mean_s\": " << Json(jm.mean_us * 1e-6) << ", \"p99_s\": " << Json(jm.p99_us * 1e-6)
+       << ", \"isolated_mean_s\": " << Json(jm.iso_mean_us * 1e-6)
+       << ", \"mean_ratio\": " << Json(jm.mean_ratio)
+       << ", \"p99_ratio\": " << Json(jm.p99_ratio)
+       << ", \"overlap_mean\": " << Json(jm.overlap_mean)
        << ", \"extra_iterations\": " << res.extra_iterations[j] << "}" << (j + 1 < njobs ? "," : "")
        << "\n";
+  }
   js << "  ]\n}\n";
 }
 
 void PrintResult(CcKind cc, const Options& o, const RunResult& res, const Summary& sum,
                  uint32_t njobs) {
-  const double mean_ratio = sum.mean_ratio, p99_ratio = sum.p99_ratio;
-  const double util = sum.utilisation, bulk_share = sum.bulk_share;
-  const double events_per_s = sum.events_per_s;
-  const int interleaved_at = sum.interleaved_at;
+  const auto& m = sum.metrics;
   std::printf("RESULT sim cc=%s jobs=%u topology=%s link_gbps=%g mean_ratio=%.3f p99_ratio=%.3f "
               "interleaved_at=%s utilisation=%.3f drops=%llu bulk_share=%.3f wall_s=%.2f "
               "events=%llu events_per_s=%.0f\n",
-              CcName(cc), njobs, o.topology.c_str(), o.link_gbps, mean_ratio, p99_ratio,
-              interleaved_at < 0 ? "none" : std::to_string(interleaved_at).c_str(), util,
-              static_cast<unsigned long long>(res.drops), bulk_share, res.wall_s,
-              static_cast<unsigned long long>(res.events), events_per_s);
+              CcName(cc), njobs, o.topology.c_str(), o.link_gbps, m.mean_ratio, m.p99_ratio,
+              m.interleaved_at < 0 ? "none" : std::to_string(m.interleaved_at).c_str(),
+              sum.utilisation, static_cast<unsigned long long>(res.drops), sum.bulk_share,
+              res.wall_s, static_cast<unsigned long long>(res.events), sum.events_per_s);
 }
 
 }  // namespace mltcp_sim

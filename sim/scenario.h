@@ -18,7 +18,7 @@
 #include "mltcp-dcqcn.h"
 #include "mltcp-tcp.h"
 #include "options.h"
-#include "profile.h"
+#include "sim-profile.h"
 #include "training-job.h"
 
 namespace mltcp_sim {

@@ -65,11 +65,9 @@ uint64_t DcqcnFlow::NowUs() {
 
 DcqcnFlow::DcqcnFlow(Ptr<Node> src, Ipv4Address src_addr, Ptr<Node> dst, Ipv4Address dst_addr,
                      const DcqcnFlowConfig& cfg)
-    : cfg_(cfg),
-      rp_(mltcp::DcqcnParams(cfg.dcqcn), NowUs()),
-      np_(mltcp::DcqcnParams(cfg.dcqcn)),
-      mltcp_params_(cfg.mltcp),
-      tracker_(0, static_cast<uint32_t>(NowUs())) {
+    : cfg_(cfg), np_(mltcp::DcqcnParams(cfg.dcqcn)), mltcp_params_(cfg.mltcp) {
+  // np_ validated cfg.dcqcn (mltcp::DcqcnParams throws on bad values).
+  mltcp_dcqcn_flow_init(&flow_, &cfg_.dcqcn, cfg.use_mltcp, NowUs());
   rx_ = Socket::CreateSocket(dst, UdpSocketFactory::GetTypeId());
   rx_->Bind(InetSocketAddress(Ipv4Address::GetAny(), cfg.port));
   rx_->SetIpRecvTos(true);
@@ -81,19 +79,10 @@ DcqcnFlow::DcqcnFlow(Ptr<Node> src, Ipv4Address src_addr, Ptr<Node> dst, Ipv4Add
   tx_->SetRecvCallback(MakeCallback(&DcqcnFlow::OnCnp, this));
 }
 
-uint32_t DcqcnFlow::Gain() const {
-  return cfg_.use_mltcp ? tracker_.Gain(mltcp_params_) : mltcp::kGainOne;
-}
-
 void DcqcnFlow::Hint(uint64_t bytes) {
-  // The rate timer ran since the last packet under the gain of the
-  // iteration that is ending (F(1) once its bytes are all sent): apply
-  // those increases before the hint restarts F at its intercept (see
-  // mltcp_dcqcn_advance() and docs/design.md, "DCQCN with MLTCP").  Plain
-  // DCQCN's gain never changes: nothing to do.
-  if (cfg_.use_mltcp)
-    rp_.Advance(NowUs(), Gain());
-  tracker_.Hint(sent_total_, bytes, static_cast<uint32_t>(NowUs()));
+  // The core lets the rate timers run under the ending iteration's gain
+  // before the hint restarts F (mltcp_dcqcn_flow_hint).
+  mltcp_dcqcn_flow_hint(&flow_, &mltcp_params_.raw(), &cfg_.dcqcn, sent_total_, bytes, NowUs());
 }
 
 void DcqcnFlow::Send(uint64_t bytes) {
@@ -105,11 +94,9 @@ void DcqcnFlow::Send(uint64_t bytes) {
   pending_ += bytes;
   if (idle) {
     if (cfg_.idle_reset_us && NowUs() - last_send_us_ >= cfg_.idle_reset_us)
-      rp_ = mltcp::DcqcnSender(mltcp::DcqcnParams(cfg_.dcqcn), NowUs());
-    // Likewise before a detected boundary resets F (a no-op after a hint).
-    if (cfg_.use_mltcp)
-      rp_.Advance(NowUs(), Gain());
-    tracker_.OnTxStart(mltcp_params_, sent_total_, static_cast<uint32_t>(NowUs()), 0);
+      mltcp_dcqcn_flow_restart_rate(&flow_, &cfg_.dcqcn, NowUs());
+    mltcp_dcqcn_flow_on_tx_start(&flow_, &mltcp_params_.raw(), &cfg_.dcqcn, sent_total_, NowUs(),
+                                 0);
     SendNext();
   }
 }
@@ -118,8 +105,7 @@ void DcqcnFlow::SendNext() {
   if (pending_ == 0)
     return;
   const uint64_t now = NowUs();
-  const uint32_t gain = Gain();
-  rp_.Advance(now, gain);
+  mltcp_dcqcn_flow_advance(&flow_, &mltcp_params_.raw(), &cfg_.dcqcn, now);
   const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(pending_, cfg_.payload));
   Ptr<Packet> pkt = EctPacket(n);  // every datagram ECN-capable
   if (tx_->Send(pkt) < 0) {
@@ -130,9 +116,10 @@ void DcqcnFlow::SendNext() {
   pending_ -= n;
   sent_total_ += n;
   last_send_us_ = now;
-  rp_.OnSent(n, gain);
-  tracker_.OnAck(sent_total_, static_cast<uint32_t>(now));
-  const uint64_t rate = std::max<uint64_t>(rp_.RateBps(), 1);
+  mltcp_dcqcn_flow_on_sent(&flow_, &mltcp_params_.raw(), &cfg_.dcqcn, n, now);
+  // Without acks, the bytes sent are the iteration's progress.
+  mltcp_dcqcn_flow_on_ack(&flow_, sent_total_, now);
+  const uint64_t rate = std::max<uint64_t>(mltcp_dcqcn_flow_rate_bps(&flow_), 1);
   const double gap_s = static_cast<double>(n + kUdpIpOverhead) * 8.0 / static_cast<double>(rate);
   next_send_ = Simulator::Schedule(Seconds(gap_s), &DcqcnFlow::SendNext, this);
 }
@@ -159,7 +146,7 @@ void DcqcnFlow::OnData(Ptr<Socket> s) {
 
 void DcqcnFlow::OnCnp(Ptr<Socket> s) {
   while (Ptr<Packet> p = s->Recv())
-    rp_.OnCnp(NowUs());
+    mltcp_dcqcn_flow_on_cnps(&flow_, &cfg_.dcqcn, 1, NowUs());
 }
 
 }  // namespace ns3

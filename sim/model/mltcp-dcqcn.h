@@ -2,8 +2,9 @@
 //
 // mltcp-dcqcn.h - a RoCEv2-like flow with DCQCN (Zhu et al., SIGCOMM 2015)
 // for ns-3, plain or with the MLTCP gain.  The rate decisions are the core's
-// (mltcp::DcqcnSender / DcqcnReceiver over mltcp_dcqcn_*); this file only
-// moves packets:
+// (mltcp_dcqcn_flow_*: tracker and reaction point in the core's order, and
+// the notification point mltcp::DcqcnReceiver); this file only moves
+// packets:
 //   - reaction point (sender): paces UDP datagrams, ECN-capable (ECT(0)),
 //     at the core's current rate R_C; on a CNP it calls the core's cut; time
 //     passing (alpha and rate timers) and bytes sent (byte counter) are
@@ -55,24 +56,22 @@ class DcqcnFlow : public JobFlow {
   void Send(uint64_t bytes) override;
   void Hint(uint64_t bytes) override;
 
-  uint64_t rate_bps() const { return rp_.RateBps(); }
-  uint64_t target_bps() const { return rp_.TargetBps(); }
-  uint32_t cnps_received() const { return rp_.state().cnps; }
+  uint64_t rate_bps() const { return mltcp_dcqcn_flow_rate_bps(&flow_); }
+  uint64_t target_bps() const { return flow_.rp.rate_target_bps; }
+  uint32_t cnps_received() const { return flow_.rp.cnps; }
   uint32_t cnps_sent() const { return cnps_sent_; }
   uint32_t ce_marked() const { return ce_marked_; }
 
  private:
   static uint64_t NowUs();
-  uint32_t Gain() const;
   void SendNext();
   void OnData(Ptr<Socket> s);
   void OnCnp(Ptr<Socket> s);
 
   DcqcnFlowConfig cfg_;
-  mltcp::DcqcnSender rp_;
+  mltcp_dcqcn_flow flow_{};
   mltcp::DcqcnReceiver np_;
   mltcp::Params mltcp_params_;
-  mltcp::Flow tracker_;
   Ptr<Socket> tx_, rx_;
   Address sender_cnp_addr_;
   EventId next_send_;

@@ -20,39 +20,28 @@ NS_LOG_COMPONENT_DEFINE("MltcpTcp");
 NS_OBJECT_ENSURE_REGISTERED(TcpMltcpReno);
 NS_OBJECT_ENSURE_REGISTERED(TcpMltcpCubic);
 
-// ---------------------------------------------------------------------------
-// TcpCubic keeps its cnt computation (Update) and its ack counter private.
-// MLTCP must scale exactly that cnt, as the kernel datapath does inside
-// bictcp_update(), without copying CUBIC.  An explicit template instantiation
-// may name private members ([temp.explicit]: access checking does not apply),
-// which gives us member pointers to them; nothing else of TcpCubic is touched.
 namespace {
-
-template <typename Tag, typename Tag::type M>
-struct PrivateMember {
-  friend typename Tag::type Get(Tag) { return M; }
-};
-
-struct CubicCwndCnt {
-  using type = uint32_t TcpCubic::*;
-  friend type Get(CubicCwndCnt);
-};
-template struct PrivateMember<CubicCwndCnt, &TcpCubic::m_cWndCnt>;
-
-struct CubicUpdate {
-  using type = uint32_t (TcpCubic::*)(Ptr<TcpSocketState>);
-  friend type Get(CubicUpdate);
-};
-template struct PrivateMember<CubicUpdate, &TcpCubic::Update>;
-
-struct CubicEpochStart {
-  using type = Time TcpCubic::*;
-  friend type Get(CubicEpochStart);
-};
-template struct PrivateMember<CubicEpochStart, &TcpCubic::m_epochStart>;
 
 // Linux srtt: EWMA with weight 1/8.
 constexpr uint32_t kSrttShift = 3;
+
+// ns-3's byte-counted window as the core's segment-counted one.
+mltcp_window WindowOf(Ptr<const TcpSocketState> tcb, uint32_t cwnd_cnt) {
+  mltcp_window w;
+  w.cwnd = std::max<uint32_t>(tcb->GetCwndInSegments(), 1);
+  w.ssthresh = std::max<uint32_t>(tcb->GetSsThreshInSegments(), 1);
+  w.cwnd_cnt = cwnd_cnt;
+  w.cwnd_clamp = UINT32_MAX / tcb->m_segmentSize;
+  return w;
+}
+
+// Writes the core's growth back; a sub-segment part of m_cWnd is kept.
+void ApplyGrowth(Ptr<TcpSocketState> tcb, const mltcp_window& before, const mltcp_window& after,
+                 uint32_t* cwnd_cnt) {
+  if (after.cwnd > before.cwnd)
+    tcb->m_cWnd += (after.cwnd - before.cwnd) * tcb->m_segmentSize;
+  *cwnd_cnt = after.cwnd_cnt;
+}
 
 }  // namespace
 
@@ -211,132 +200,146 @@ TypeId AddMltcpAttributes(TypeId tid) {
 TypeId TcpMltcpReno::GetTypeId() {
   static TypeId tid = AddMltcpAttributes<TcpMltcpReno>(
       TypeId("ns3::TcpMltcpReno")
-          .SetParent<TcpLinuxReno>()
+          .SetParent<TcpCongestionOps>()
           .SetGroupName("Internet")
           .AddConstructor<TcpMltcpReno>());
   return tid;
 }
 
-void TcpMltcpReno::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked,
-                             const Time& rtt) {
-  TcpLinuxReno::PktsAcked(tcb, segmentsAcked, rtt);
+TcpMltcpReno::TcpMltcpReno() { mltcp_reno_cache_init(&cache_); }
+
+// The connection is established: the tracker starts here (tcp_init_congestion_control).
+void TcpMltcpReno::Init(Ptr<TcpSocketState> tcb) { state_.Sync(tcb); }
+
+void TcpMltcpReno::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& rtt) {
   state_.OnRtt(rtt);
   state_.Sync(tcb);
 }
 
 void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
                              const TcpSocketState::TcpCAEvent_t event) {
-  TcpLinuxReno::CwndEvent(tcb, event);
   if (event == TcpSocketState::CA_EVENT_TX_START)
     state_.OnTxStart(tcb);
 }
 
-// tcp_reno_ssthresh() keeping cwnd * F/2 instead of cwnd/2, as the kernel
-// datapath; TcpLinuxReno's own value whenever the decrease is not scaled.
-uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) {
+// tcp_reno_ssthresh() keeping cwnd * F/2 (the core's Reno step).  A window
+// reduction starts: its ack counter restarts (tcp_init_cwnd_reduction).
+uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   state_.Sync(tcb);
+  cwnd_cnt_ = 0;
   const uint32_t beta =
       mltcp_decrease_beta(MLTCP_RENO_BETA, state_.Gain(), &state_.params().raw());
-  if (beta == MLTCP_RENO_BETA)
-    return TcpLinuxReno::GetSsThresh(tcb, bytesInFlight);
   return mltcp_ssthresh(tcb->GetCwndInSegments(), beta) * tcb->m_segmentSize;
 }
 
-// tcp_cong_avoid_ai(tp, mltcp_reno_ai_w(cwnd, F), acked), as the kernel
-// datapath calls it; with F = 1 this is exactly TcpLinuxReno's.
-void TcpMltcpReno::CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
+// tcp_reno_cong_avoid(): the core's slow start, then tcp_cong_avoid_ai with
+// w from the core's per-ack cache, as the kernel and BPF datapaths.
+void TcpMltcpReno::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
   state_.Sync(tcb);
-  const uint32_t cwnd = std::max<uint32_t>(tcb->GetCwndInSegments(), 1);
-  const uint32_t w = mltcp_reno_ai_w(cwnd, state_.Gain());
-  last_ai_w_ = w;
-  if (cwnd_cnt_ >= w) {
-    cwnd_cnt_ = 0;
-    tcb->m_cWnd += tcb->m_segmentSize;
+  const mltcp_window before = WindowOf(tcb, cwnd_cnt_);
+  mltcp_window w = before;
+  if (mltcp_window_in_slow_start(&w)) {
+    segmentsAcked = mltcp_window_slow_start(&w, segmentsAcked);
+    if (!segmentsAcked)
+      return ApplyGrowth(tcb, before, w, &cwnd_cnt_);
   }
-  cwnd_cnt_ += segmentsAcked;
-  if (cwnd_cnt_ >= w) {
-    const uint32_t delta = cwnd_cnt_ / w;
-    cwnd_cnt_ -= delta * w;
-    tcb->m_cWnd += delta * tcb->m_segmentSize;
-  }
+  last_ai_w_ = mltcp_reno_ai_w_cached(&cache_, &state_.flow().state(), &state_.params().raw(),
+                                      w.cwnd);
+  mltcp_window_cong_avoid_ai(&w, last_ai_w_, segmentsAcked);
+  ApplyGrowth(tcb, before, w, &cwnd_cnt_);
 }
 
 // ---------------------------------------------------------------------------
 TypeId TcpMltcpCubic::GetTypeId() {
   static TypeId tid = AddMltcpAttributes<TcpMltcpCubic>(
       TypeId("ns3::TcpMltcpCubic")
-          .SetParent<TcpCubic>()
+          .SetParent<TcpCongestionOps>()
           .SetGroupName("Internet")
           .AddConstructor<TcpMltcpCubic>());
   return tid;
 }
 
-// TcpCubic's loss response (W_max, fast convergence, end of epoch) with the
-// window kept at 0.7 * F instead of 0.7, as the kernel datapath.
-uint32_t TcpMltcpCubic::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) {
-  // tcp_cubic.c's beta, 717/1024; ns-3's "Beta" attribute defaults to 0.7.
-  constexpr uint32_t kCubicBeta = 717;
-  const uint32_t base = TcpCubic::GetSsThresh(tcb, bytesInFlight);
+TcpMltcpCubic::TcpMltcpCubic() = default;
+
+void TcpMltcpCubic::Init(Ptr<TcpSocketState> tcb) {
+  Start(tcb);
   state_.Sync(tcb);
-  const uint32_t beta = mltcp_decrease_beta(kCubicBeta, state_.Gain(), &state_.params().raw());
-  if (beta == kCubicBeta)
-    return base;
-  return mltcp_ssthresh(tcb->GetCwndInSegments(), beta) * tcb->m_segmentSize;
 }
 
-void TcpMltcpCubic::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked,
-                              const Time& rtt) {
-  TcpCubic::PktsAcked(tcb, segmentsAcked, rtt);
+// cubictcp_init() on the first hook, when the socket's sequence numbers exist.
+void TcpMltcpCubic::Start(Ptr<const TcpSocketState> tcb) {
+  if (bic_started_)
+    return;
+  bic_started_ = true;
+  mltcp_bictcp_init(&bic_, MltcpFlowState::NowUs(), tcb->m_nextTxSequence.Get().GetValue());
+}
+
+// bictcp_recalc_ssthresh(): W_max, fast convergence; keeps 0.7 * F.
+uint32_t TcpMltcpCubic::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
+  Start(tcb);
+  state_.Sync(tcb);
+  cwnd_cnt_ = 0;  // a window reduction starts (tcp_init_cwnd_reduction)
+  return mltcp_bictcp_ssthresh(&bic_, tcb->GetCwndInSegments(), state_.Gain(),
+                               &state_.params().raw()) *
+         tcb->m_segmentSize;
+}
+
+// cubictcp_acked(): delay_min and HyStart (which sets ssthresh to cwnd).
+void TcpMltcpCubic::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& rtt) {
+  Start(tcb);
   state_.OnRtt(rtt);
   state_.Sync(tcb);
+  mltcp_cubic_rtt_sample s{};
+  const int64_t us = rtt.GetMicroSeconds();
+  s.rtt_us = rtt.IsNegative() || rtt.IsZero() ? -1 : static_cast<int32_t>(std::min<int64_t>(us, INT32_MAX));
+  s.now_us = MltcpFlowState::NowUs();
+  s.cwnd = tcb->GetCwndInSegments();
+  s.snd_una = tcb->m_lastAckedSeq.GetValue();
+  s.snd_nxt = tcb->m_nextTxSequence.Get().GetValue();
+  s.in_slow_start = tcb->m_cWnd < tcb->m_ssThresh;
+  s.ack_delay_us = 0;
+  s.paced = tcb->m_pacing;
+  if (mltcp_bictcp_on_rtt(&bic_, &s))
+    tcb->m_ssThresh = tcb->m_cWnd;
 }
 
+// CA_EVENT_TX_START: the epoch moves by the idle time, then the tracker.
 void TcpMltcpCubic::CwndEvent(Ptr<TcpSocketState> tcb,
                               const TcpSocketState::TcpCAEvent_t event) {
-  TcpCubic::CwndEvent(tcb, event);
-  if (event == TcpSocketState::CA_EVENT_TX_START)
-    state_.OnTxStart(tcb);
+  if (event != TcpSocketState::CA_EVENT_TX_START)
+    return;
+  Start(tcb);
+  const uint32_t now = MltcpFlowState::NowUs();
+  mltcp_bictcp_on_tx_start(&bic_, now,
+                           mltcp_elapsed_us(state_.flow().state().last_active_us, now));
+  state_.OnTxStart(tcb);
 }
 
-// Slow start is TcpCubic's own (HyStart included; F never scales it).  In
-// congestion avoidance this is TcpCubic::IncreaseWindow with the two MLTCP
-// scalings of core/mltcp_window.h: CUBIC's clock advances F times as fast
-// (mltcp_cubic_epoch_scale moves the epoch start before the curve is
-// evaluated, in microseconds like the BPF port; ns-3 evaluates the curve on
-// every ack), and the cnt that TcpCubic::Update returns goes through
-// mltcp_cubic_cnt().  ns-3 3.37's CUBIC has no TCP-friendly region, so
-// mltcp_cubic_friendly_acks has nothing to scale.  ns-3's Update() already
-// applies max(cnt, 2); the core clamps at 2 again, so the only difference
-// from the kernel order is for a raw cnt below 2.
+// bictcp_state(TCP_CA_Loss): a retransmission timeout restarts CUBIC.
+void TcpMltcpCubic::CongestionStateSet(Ptr<TcpSocketState> tcb,
+                                       const TcpSocketState::TcpCongState_t newState) {
+  if (newState == TcpSocketState::CA_LOSS) {
+    bic_started_ = true;
+    mltcp_bictcp_on_rto(&bic_, MltcpFlowState::NowUs(), tcb->m_nextTxSequence.Get().GetValue());
+  }
+}
+
+// cubictcp_cong_avoid(): the core's slow start, then tcp_cong_avoid_ai
+// with CUBIC's cnt scaled by F (the gain on every update, as the kernel).
 void TcpMltcpCubic::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
+  Start(tcb);
   state_.Sync(tcb);
-  if (tcb->m_cWnd < tcb->m_ssThresh) {
-    TcpCubic::IncreaseWindow(tcb, segmentsAcked);
-    return;
+  const mltcp_window before = WindowOf(tcb, cwnd_cnt_);
+  mltcp_window w = before;
+  if (mltcp_window_in_slow_start(&w)) {
+    segmentsAcked = mltcp_window_slow_start(&w, segmentsAcked);
+    if (!segmentsAcked)
+      return ApplyGrowth(tcb, before, w, &cwnd_cnt_);
   }
-  if (segmentsAcked == 0)
-    return;
-  const uint32_t gain = state_.Gain();
-  Time& epoch = this->*Get(CubicEpochStart());
-  const uint32_t now_us = MltcpFlowState::NowUs();
-  if (epoch != Time::Min() && epoch_seen_) {
-    const uint32_t old_us = static_cast<uint32_t>(epoch.GetMicroSeconds());
-    const uint32_t new_us = mltcp_cubic_epoch_scale(old_us, now_us, now_us - last_eval_us_, gain,
-                                                    &epoch_carry_);
-    epoch += MicroSeconds(static_cast<int32_t>(new_us - old_us));
-  } else {
-    epoch_carry_ = 0;  // a new epoch starts in Update() below
-  }
-  uint32_t& cwnd_cnt = this->*Get(CubicCwndCnt());
-  cwnd_cnt += segmentsAcked;
-  last_base_cnt_ = (this->*Get(CubicUpdate()))(tcb);
-  epoch_seen_ = true;
-  last_eval_us_ = now_us;
-  last_cnt_ = mltcp_cubic_cnt(last_base_cnt_, gain);
-  if (cwnd_cnt >= last_cnt_) {
-    tcb->m_cWnd += tcb->m_segmentSize;
-    cwnd_cnt -= last_cnt_;
-  }
+  last_cnt_ = mltcp_bictcp_cong_avoid(&bic_, w.cwnd, segmentsAcked, MltcpFlowState::NowUs(),
+                                      state_.Gain());
+  mltcp_window_cong_avoid_ai(&w, last_cnt_, segmentsAcked);
+  ApplyGrowth(tcb, before, w, &cwnd_cnt_);
 }
 
 }  // namespace ns3

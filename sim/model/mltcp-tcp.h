@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// mltcp-tcp.h - MLTCP congestion control for ns-3: TcpMltcpReno extends
-// ns-3's TcpLinuxReno (Linux's tcp_reno_cong_avoid, i.e. tcp_cong_avoid_ai
-// counting acked segments, which is what the kernel and BPF datapaths scale)
-// and TcpMltcpCubic extends ns-3's TcpCubic.  Every MLTCP decision comes from
-// core/ (mltcp_iter_*, mltcp_gain, mltcp_reno_ai_w, mltcp_cubic_epoch_scale,
-// mltcp_cubic_cnt, mltcp_decrease_beta for the window kept at a loss); these
-// classes only feed it the same signals the kernel hooks see:
+// mltcp-tcp.h - MLTCP congestion control for ns-3: TcpMltcpReno and
+// TcpMltcpCubic run the policy core's Reno step and CUBIC with HyStart
+// (core/mltcp_reno.h, core/mltcp_cubic.h), the same code as the kernel and
+// BPF datapaths, with the core's window arithmetic (tcp_slow_start,
+// tcp_cong_avoid_ai) on ns-3's byte-counted window.  With the attribute
+// Enabled=false they are the base algorithms, which is what the simulator
+// runs as "reno" and "cubic": base and MLTCP runs differ in F only.  These
+// classes only feed the core the signals the kernel hooks see:
 //   - cumulative bytes acked = sum of snd_una advances (tcp_sock->bytes_acked),
 //     kept from TcpSocketState::m_lastAckedSeq,
 //   - CA_EVENT_TX_START (ns-3 3.37 fires it when sending resumes with nothing
@@ -14,14 +15,13 @@
 //   - a smoothed RTT (Linux srtt: EWMA 1/8 of the RTT samples PktsAcked gets),
 //   - time in microseconds (Simulator::Now), truncated to u32 like the kernel.
 // Differs from the kernel datapath: ns-3 3.37 has no cwnd validation
-// (tcp_is_cwnd_limited) and no slow-start-after-idle, so neither does this.
+// (tcp_is_cwnd_limited) and no slow-start-after-idle, so neither does this;
+// HyStart's TSO cushion is 0 (ns-3 sends no TSO bursts).
 #pragma once
 
 #include <cstdint>
 
 #include "ns3/tcp-congestion-ops.h"
-#include "ns3/tcp-cubic.h"
-#include "ns3/tcp-linux-reno.h"
 
 #include "mltcp.hpp"
 
@@ -65,14 +65,16 @@ class MltcpFlowState {
 
 // Attributes shared by both classes: one per row of the core's parameter
 // table, "Enabled", "Slope", "Intercept", "GainMin", ... (mltcp-tcp.cc).
-class TcpMltcpReno : public TcpLinuxReno {
+class TcpMltcpReno : public TcpCongestionOps {
  public:
   static TypeId GetTypeId();
-  TcpMltcpReno() = default;
+  TcpMltcpReno();
   TcpMltcpReno(const TcpMltcpReno& other) = default;
 
   std::string GetName() const override { return "TcpMltcpReno"; }
+  void Init(Ptr<TcpSocketState> tcb) override;
   uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
+  void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
   void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
   void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override;
   Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpMltcpReno>(this); }
@@ -82,42 +84,42 @@ class TcpMltcpReno : public TcpLinuxReno {
   MltcpFlowState& state() { return state_; }
   uint32_t last_ai_w() const { return last_ai_w_; }
 
- protected:
-  void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
-
  private:
-
   MltcpFlowState state_;
-  uint32_t cwnd_cnt_ = 0;  // tcp_sock->snd_cwnd_cnt
+  mltcp_reno_cache cache_{};  // the core's per-ack cache of w
+  uint32_t cwnd_cnt_ = 0;     // tcp_sock->snd_cwnd_cnt
   uint32_t last_ai_w_ = 0;
 };
 
-class TcpMltcpCubic : public TcpCubic {
+class TcpMltcpCubic : public TcpCongestionOps {
  public:
   static TypeId GetTypeId();
-  TcpMltcpCubic() = default;
+  TcpMltcpCubic();
   TcpMltcpCubic(const TcpMltcpCubic& other) = default;
 
   std::string GetName() const override { return "TcpMltcpCubic"; }
+  void Init(Ptr<TcpSocketState> tcb) override;
   uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
   void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
   void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
   void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override;
+  void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                          const TcpSocketState::TcpCongState_t newState) override;
   Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpMltcpCubic>(this); }
 
   void Hint(uint64_t bytes) { state_.Hint(bytes); }
   MltcpFlowState& state() { return state_; }
+  const mltcp_bictcp& bic() const { return bic_; }
   uint32_t last_cnt() const { return last_cnt_; }
-  uint32_t last_base_cnt() const { return last_base_cnt_; }
 
  private:
+  void Start(Ptr<const TcpSocketState> tcb);
 
   MltcpFlowState state_;
-  uint32_t last_cnt_ = 0;
-  uint32_t last_base_cnt_ = 0;
-  uint32_t last_eval_us_ = 0;  // previous curve evaluation
-  uint16_t epoch_carry_ = 0;   // sub-microsecond remainder of the clock scaling
-  bool epoch_seen_ = false;
+  mltcp_bictcp bic_{};
+  bool bic_started_ = false;
+  uint32_t cwnd_cnt_ = 0;  // tcp_sock->snd_cwnd_cnt
+  uint32_t last_cnt_ = 0;  // the last w handed to tcp_cong_avoid_ai
 };
 
 // Hands an iteration hint to whichever MLTCP congestion ops `cc` is; returns

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "ns3/boolean.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -72,8 +73,16 @@ CcKind CcBase(CcKind cc) {
 
 Ptr<TcpCongestionOps> MakeCongestionOps(CcKind cc, const mltcp_params& p) {
   switch (cc) {
-    case CcKind::kReno: return CreateObject<TcpLinuxReno>();
-    case CcKind::kCubic: return CreateObject<TcpCubic>();
+    case CcKind::kReno: {
+      auto c = CreateObject<TcpMltcpReno>();  // the core's Reno with F = 1
+      c->SetAttribute("Enabled", BooleanValue(false));
+      return c;
+    }
+    case CcKind::kCubic: {
+      auto c = CreateObject<TcpMltcpCubic>();  // the core's CUBIC with F = 1
+      c->SetAttribute("Enabled", BooleanValue(false));
+      return c;
+    }
     case CcKind::kMltcpReno: {
       auto c = CreateObject<TcpMltcpReno>();
       c->state().SetParams(mltcp::Params(p));

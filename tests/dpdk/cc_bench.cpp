@@ -26,21 +26,21 @@ double NsPerPacket(CcKind kind)
 		CcConfig c;
 		c.kind = kind;
 		c.max_cwnd = 4096;
-		auto cc = MakeCongestionControl(c, 0);
+		CongestionControl cc(c, 0);
 		uint64_t now = 1000000, acked = 0;
 		volatile uint64_t sink = 0;
 		auto t0 = std::chrono::steady_clock::now();
 		for (uint32_t i = 0; i < kPkts; i++) {
 			if (i % kPktsPerIter == 0) {
 				now += 50000000;	// 50 ms compute gap
-				cc->OnTxStart(acked, now, 50);
+				cc.OnTxStart(acked, now, 50);
 			}
 			now += 1000;
-			cc->OnSent(kMss, now);
-			cc->Advance(now);
+			cc.OnSent(kMss, now);
+			cc.Advance(now);
 			acked += kMss;
-			cc->OnAck({now, acked, 1, 50, true, false});
-			sink += cc->cwnd() + cc->rate_bps();
+			cc.OnAck({now, acked, 1, 50, true, false});
+			sink += cc.cwnd() + cc.rate_bps();
 		}
 		double ns = std::chrono::duration<double, std::nano>(
 				    std::chrono::steady_clock::now() - t0).count() / kPkts;

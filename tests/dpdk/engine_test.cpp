@@ -410,17 +410,17 @@ TEST(Cc, DcqcnHintAppliesIdleTimeWithEndingGain)
 {
 	CcConfig c;
 	c.kind = CcKind::kMltcpDcqcn;
-	auto cc = MakeCongestionControl(c, 0);
-	cc->Hint(0, 1000000, 0);	// a 1 MB iteration starts
-	cc->OnCnp(0);
-	cc->OnCnp(0);			// alpha 1: R_T 20, R_C 10 Gbit/s
+	CongestionControl cc(c, 0);
+	cc.Hint(0, 1000000, 0);	// a 1 MB iteration starts
+	cc.OnCnp(0);
+	cc.OnCnp(0);			// alpha 1: R_T 20, R_C 10 Gbit/s
 	AckSample a{};
 	a.now_ns = 1000;
 	a.acked_bytes_total = 1000000;	// all acked: F(1)
-	cc->OnAck(a);
+	cc.OnAck(a);
 	const uint64_t idle_ns = 36 * 55 * 1000ULL;	// 5 fast recovery + 31 additive
-	cc->Hint(1000000, 1000000, idle_ns);
-	cc->Advance(idle_ns);		// the engine's next send pass
+	cc.Hint(1000000, 1000000, idle_ns);
+	cc.Advance(idle_ns);		// the engine's next send pass
 
 	mltcp_dcqcn_rp ref;
 	mltcp_dcqcn_rp_init(&ref, &c.dcqcn, 0);
@@ -428,8 +428,8 @@ TEST(Cc, DcqcnHintAppliesIdleTimeWithEndingGain)
 	mltcp_dcqcn_on_cnp(&ref, &c.dcqcn, 0);
 	mltcp_dcqcn_advance(&ref, &c.dcqcn, idle_ns / 1000, MLTCP_DEF_INTERCEPT + MLTCP_DEF_SLOPE);
 	EXPECT_EQ(ref.rate_target_bps, 20000000000ULL + 31 * 70000000ULL);	// 1.75 x 40 Mbit/s
-	EXPECT_EQ(cc->rate_bps(), ref.rate_cur_bps);
-	EXPECT_EQ(cc->Stats().gain, (uint32_t)MLTCP_DEF_INTERCEPT);	// the new iteration: F(0)
+	EXPECT_EQ(cc.rate_bps(), ref.rate_cur_bps);
+	EXPECT_EQ(cc.Stats().gain, (uint32_t)MLTCP_DEF_INTERCEPT);	// the new iteration: F(0)
 }
 
 // DCQCN: CE marks on ECN-capable packets make the receiver return CNPs and
@@ -559,19 +559,19 @@ TEST(Cc, RenoAndCubicReactToLoss)
 	for (CcKind kind : {CcKind::kReno, CcKind::kMltcp, CcKind::kCubic, CcKind::kMltcpCubic}) {
 		CcConfig c;
 		c.kind = kind;
-		auto cc = MakeCongestionControl(c, 0);
+		CongestionControl cc(c, 0);
 		uint64_t acked = 0, now = 0;
 		for (int i = 0; i < 200; i++) {
 			acked += 1000;
 			now += 10000;
-			cc->OnAck({now, acked, 1, 100, true, false});
+			cc.OnAck({now, acked, 1, 100, true, false});
 		}
-		uint32_t before = cc->cwnd();
+		uint32_t before = cc.cwnd();
 		EXPECT_GT(before, c.initial_cwnd) << CcName(kind);
-		cc->OnLoss(now);
-		EXPECT_LT(cc->cwnd(), before) << CcName(kind);
-		EXPECT_GE(cc->cwnd(), before / 2) << CcName(kind);
-		cc->OnRto(now);
-		EXPECT_EQ(cc->cwnd(), 1u) << CcName(kind);
+		cc.OnLoss(now);
+		EXPECT_LT(cc.cwnd(), before) << CcName(kind);
+		EXPECT_GE(cc.cwnd(), before / 2) << CcName(kind);
+		cc.OnRto(now, 0);
+		EXPECT_EQ(cc.cwnd(), 1u) << CcName(kind);
 	}
 }

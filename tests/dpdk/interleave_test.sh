@@ -42,6 +42,7 @@ shift
 CCS=${*:-reno mltcp dcqcn mltcp_dcqcn}
 BIN=$BUILD/dpdk_transport/mltcp-dpdk
 SW=$BUILD/dpdk_transport/mltcp-dpdk-switch
+METRICS=$BUILD/workload/mltcp-metrics	# the runs' metrics (workload/metrics.h)
 PROF=$(dirname "$0")/interleave.prof
 CHECK=${MLTCP_DPDK_CHECK:-0}
 TAG=mltcp-dpdk-$$
@@ -50,7 +51,7 @@ OUT=${MLTCP_DPDK_OUT:-$(mktemp -d /tmp/$TAG.XXXX)}
 mkdir -p "$OUT"
 PIDS=()
 [ "$(id -u)" = 0 ] || { echo "interleave_test: needs root"; exit 1; }
-for f in "$BIN" "$SW"; do [ -x "$f" ] || { echo "interleave_test: $f not built"; exit 1; }; done
+for f in "$BIN" "$SW" "$METRICS"; do [ -x "$f" ] || { echo "interleave_test: $f not built"; exit 1; }; done
 for cc in $CCS; do
 	case $cc in reno|mltcp|cubic|mltcp_cubic|dcqcn|mltcp_dcqcn) ;;
 	*) echo "interleave_test: unknown congestion control '$cc'"; exit 1 ;; esac
@@ -157,20 +158,17 @@ run() {
 }
 
 mean_iter_us() {	# CSV [FIRST]: mean iteration time from iteration FIRST on
-	awk -F, -v w="${2:-$WARMUP}" 'NR > 1 && $2 >= w { s += $7 - $4; n++ } END { printf "%.0f", n ? s / n : 0 }' "$1"
+	"$METRICS" --warmup "${2:-$WARMUP}" "$1" |
+		/usr/bin/python3 -c 'import json, sys; print("%.0f" % json.load(sys.stdin)["jobs"][0]["mean_us"])'
 }
 
 # Iterations >= WARMUP in which job1's communication phase overlaps none of
-# job2's (the phases of neighbouring iterations included).
-apart_iters() {
-	awk -F, -v w="${WARMUP}" '
-		FNR == 1 { f++; next }
-		f == 1 { cs[$2] = $5; ce[$2] = $6; next }
-		$2 >= w { n++; ov = 0
-			for (k = $2 - 2; k <= $2 + 2; k++)
-				if (k in cs && cs[k] < $6 && ce[k] > $5) ov = 1
-			if (!ov) a++ }
-		END { printf "%d/%d", a, n }' "$2" "$1"
+# job2's (overlap 0 in mltcp-metrics).
+apart_iters() {	# JOB1_CSV JOB2_CSV
+	"$METRICS" "$1" "$2" | /usr/bin/python3 -c '
+import json, sys
+ov = json.load(sys.stdin)["jobs"][0]["overlaps"][int(sys.argv[1]):]
+print("%d/%d" % (sum(1 for x in ov if x == 0), len(ov)), end="")' "$WARMUP"
 }
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

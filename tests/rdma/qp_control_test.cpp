@@ -172,8 +172,8 @@ TEST(QpControl, DetectsIterationsFromIdleGaps)
 		}
 		now += 100 * kMs;	// compute phase, above the 50 ms maximum threshold
 	}
-	EXPECT_EQ(c.flow().state().iterations, 3u);
-	EXPECT_EQ(c.flow().state().bytes_per_iter, 10 * kMsg);
+	EXPECT_EQ(c.iter().iterations, 3u);
+	EXPECT_EQ(c.iter().bytes_per_iter, 10 * kMsg);
 	EXPECT_EQ(c.stats().iterations, 3u);
 }
 

@@ -2,7 +2,8 @@
 //
 // sim_model_tests.cc - unit tests of the ns-3 MLTCP models (ctest label sim):
 //   - TcpMltcpReno / TcpMltcpCubic make the core's gain and window decisions
-//     for a scripted ack sequence, and equal their ns-3 base when disabled;
+//     for a scripted ack sequence; disabled, Reno equals ns-3's TcpLinuxReno
+//     and CUBIC the core's CUBIC driven directly;
 //   - their loss response keeps beta * F of the window, as hand-computed;
 //   - ns-3 fires CA_EVENT_TX_START, so boundary detection works in a real
 //     simulated connection;
@@ -22,7 +23,7 @@
 
 #include "mltcp-dcqcn.h"
 #include "mltcp-tcp.h"
-#include "profile.h"
+#include "sim-profile.h"
 #include "training-job.h"
 
 using namespace ns3;
@@ -109,6 +110,8 @@ TEST(TcpMltcpReno, SameGainAndWindowAsCore) {
   ref.flow = mltcp::Flow(0, 0);
   uint32_t ref_cwnd = 20, ref_cnt = 0, non_neutral = 0, steps = 0;
   bool ref_started = false;
+  mltcp_reno_cache ref_cache;
+  mltcp_reno_cache_init(&ref_cache);
   RunScript(cc, tcb, Script(6, 200), [&](const Step& st, uint64_t acked) {
     if (!ref_started) {  // the model starts its tracker on the first hook
       ref.flow = mltcp::Flow(0, static_cast<uint32_t>(Simulator::Now().GetMicroSeconds()));
@@ -118,7 +121,9 @@ TEST(TcpMltcpReno, SameGainAndWindowAsCore) {
     const uint32_t gain = ref.flow.Gain(ref.p);
     ASSERT_EQ(cc->state().Gain(), gain) << "at " << Simulator::Now().GetSeconds();
     if (!st.tx_start) {
-      const uint32_t w = mltcp_reno_ai_w(ref_cwnd, gain);  // tcp_cong_avoid_ai
+      // tcp_cong_avoid_ai with w from the core's per-ack cache
+      const uint32_t w =
+          mltcp_reno_ai_w_cached(&ref_cache, &ref.flow.state(), &ref.p.raw(), ref_cwnd);
       if (ref_cnt >= w) {
         ref_cnt = 0;
         ref_cwnd++;
@@ -152,17 +157,43 @@ TEST(TcpMltcpReno, DisabledEqualsLinuxReno) {
   EXPECT_GT(a.back(), 4 * kSeg * 10);
 }
 
-TEST(TcpMltcpCubic, DisabledEqualsCubic) {
+// Disabled, the model is the core's CUBIC with nothing added: the same
+// window, ack for ack, as mltcp_bictcp_* and mltcp_window_* driven directly.
+TEST(TcpMltcpCubic, DisabledEqualsCoreCubic) {
   auto cc = CreateObject<TcpMltcpCubic>();
   cc->SetAttribute("Enabled", BooleanValue(false));
-  auto base = CreateObject<TcpCubic>();
-  auto tcb = MakeTcb(4, 30), tcb_base = MakeTcb(4, 30);
+  auto tcb = MakeTcb(4, 30);
+  mltcp_bictcp ref;
+  mltcp_window w;
+  mltcp_window_init(&w, 4, UINT32_MAX / kSeg);
+  w.ssthresh = 30;
+  bool started = false;
+  uint32_t last_active = 0;  // the tracker's last acked progress
   std::vector<uint32_t> a, b;
-  RunScript(cc, tcb, Script(3, 400), [&](const Step&, uint64_t) { a.push_back(tcb->m_cWnd); });
-  RunScript(base, tcb_base, Script(3, 400),
-            [&](const Step&, uint64_t) { b.push_back(tcb_base->m_cWnd); });
+  RunScript(cc, tcb, Script(3, 400), [&](const Step& st, uint64_t) {
+    const uint32_t now = static_cast<uint32_t>(Simulator::Now().GetMicroSeconds());
+    if (!started) {
+      mltcp_bictcp_init(&ref, now, 0);
+      last_active = now;
+      started = true;
+    }
+    if (st.tx_start) {
+      mltcp_bictcp_on_tx_start(&ref, now, now - last_active);
+      last_active = now;
+    } else {
+      last_active = now;
+      uint32_t acked = st.segs;
+      if (mltcp_window_in_slow_start(&w))
+        acked = mltcp_window_slow_start(&w, acked);
+      if (acked)
+        mltcp_window_cong_avoid_ai(
+            &w, mltcp_bictcp_cong_avoid(&ref, w.cwnd, acked, now, MLTCP_GAIN_ONE), acked);
+    }
+    a.push_back(tcb->GetCwndInSegments());
+    b.push_back(w.cwnd);
+  });
   EXPECT_EQ(a, b);
-  EXPECT_GT(a.back(), 30 * kSeg);
+  EXPECT_GT(a.back(), 30u);
 }
 
 TEST(TcpMltcpCubic, CntScaledByCoreGain) {
@@ -180,8 +211,8 @@ TEST(TcpMltcpCubic, CntScaledByCoreGain) {
     const uint32_t gain = ref.flow.Gain(ref.p);
     ASSERT_EQ(cc->state().Gain(), gain);
     if (!st.tx_start) {
-      ASSERT_EQ(cc->last_cnt(), mltcp_cubic_cnt(cc->last_base_cnt(), gain));
-      scaled += cc->last_cnt() != cc->last_base_cnt();
+      ASSERT_EQ(cc->last_cnt(), mltcp_cubic_cnt(cc->bic().cnt, gain));
+      scaled += cc->last_cnt() != mltcp_cubic_cnt(cc->bic().cnt, MLTCP_GAIN_ONE);
     }
   });
   EXPECT_GT(scaled, 100u);
@@ -257,8 +288,8 @@ TEST(TcpMltcpReno, LossKeepsBetaTimesGain) {
 
 TEST(TcpMltcpCubic, LossKeepsBetaTimesGain) {
   // CUBIC's 717/1024 * F: 0.175 -> clamp 358/1024 (13.98 -> 13), 448/1024
-  // (17.5 -> 17), 1.225 -> clamp 870/1024 (33.98 -> 33).  Unscaled: ns-3's
-  // TcpCubic, 40 * 0.7 = 28.
+  // (17.5 -> 17), 1.225 -> clamp 870/1024 (33.98 -> 33).  Unscaled:
+  // 40 * 717/1024 = 28.
   EXPECT_EQ(SsThreshAlongHintedIteration<TcpMltcpCubic>(true), (std::vector<uint32_t>{13, 17, 33}));
   EXPECT_EQ(SsThreshAlongHintedIteration<TcpMltcpCubic>(false), (std::vector<uint32_t>{28, 28, 28}));
 }

@@ -16,6 +16,10 @@ struct core_world_state {
 	struct mltcp_dcqcn_params dcqcn_params;
 	struct mltcp_dcqcn_rp rp;
 	struct mltcp_dcqcn_np np;
+	struct mltcp_reno_flow reno;
+	struct mltcp_cubic_flow cubic;
+	struct mltcp_dcqcn_flow dcqcn;
+	struct mltcp_window win;
 };
 
 struct {
@@ -50,7 +54,29 @@ int core_world(struct __sk_buff *skb)
 	mltcp_dcqcn_on_sent(&s->rp, &s->dcqcn_params, skb->len, gain);
 	if (mltcp_dcqcn_np_on_ce(&s->np, &s->dcqcn_params, now))
 		mltcp_dcqcn_on_cnp(&s->rp, &s->dcqcn_params, now);
-	return (w + cnt) & 1;
+
+	/* The per-base flows and the window arithmetic. */
+	mltcp_reno_flow_cong_avoid(&s->reno, &s->params, &s->win, skb->len & 63);
+	w += mltcp_reno_flow_ssthresh(&s->reno, &s->params, s->win.cwnd);
+	mltcp_cubic_flow_tx_start(&s->cubic, (__u32)now);
+	mltcp_cubic_flow_cong_avoid(&s->cubic, &s->params, &s->win, skb->len & 63, (__u32)now);
+	w += mltcp_cubic_flow_ssthresh(&s->cubic, &s->params, s->win.cwnd);
+	{
+		struct mltcp_cubic_rtt_sample rs = {
+			.rtt_us = (__s32)(skb->len & 0xffff), .now_us = (__u32)now,
+			.cwnd = s->win.cwnd, .snd_una = skb->len, .snd_nxt = skb->len + 10,
+			.in_slow_start = 1,
+		};
+		w += mltcp_bictcp_on_rtt(&s->cubic.bic, &rs);
+	}
+	if (skb->priority)
+		mltcp_bictcp_on_rto(&s->cubic.bic, (__u32)now, skb->len);
+	mltcp_dcqcn_flow_on_ack(&s->dcqcn, skb->len, now);
+	mltcp_dcqcn_flow_on_tx_start(&s->dcqcn, &s->params, &s->dcqcn_params, skb->len, now, 100);
+	mltcp_dcqcn_flow_hint(&s->dcqcn, &s->params, &s->dcqcn_params, skb->len, skb->mark, now);
+	mltcp_dcqcn_flow_on_sent(&s->dcqcn, &s->params, &s->dcqcn_params, skb->len, now);
+	mltcp_dcqcn_flow_on_cnps(&s->dcqcn, &s->dcqcn_params, skb->mark & 3, now);
+	return (w + cnt + (__u32)mltcp_dcqcn_flow_rate_bps(&s->dcqcn)) & 1;
 }
 
 char LICENSE[] SEC("license") = "GPL";

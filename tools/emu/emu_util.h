@@ -7,7 +7,14 @@
 #include <cstdint>
 #include <string>
 
+// The workload library (workload/: profiles, the per-iteration record and
+// its CSV, statistics) is used unqualified throughout the emulator.
+namespace mltcp_workload {
+}
+
 namespace mltcp_emu {
+
+using namespace mltcp_workload;
 
 // Exit codes (documented in --help): scripts and tests tell failures apart.
 constexpr int kExitUsage = 2;		// bad command line or profile

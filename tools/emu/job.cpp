@@ -1,10 +1,7 @@
 // job.cpp - a job's iteration hints, outputs and profile loading (job.h).
 #include "job.h"
 
-#include <cerrno>
-#include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -28,30 +25,19 @@ void hint_iteration(int fd, uint64_t bytes)
 #endif
 }
 
-
 void write_outputs(const SendOptions &o, const Profile &p, const std::vector<IterRecord> &recs,
 		   uint64_t t0, uint64_t bulk_bytes, const std::string &extra_json)
 {
 	if (!o.csv.empty()) {
-		FILE *f = fopen(o.csv.c_str(), "w");
-		if (!f)
-			fatal(kExitUsage, "cannot write --csv " + o.csv + ": " + strerror(errno));
-		fprintf(f, "job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us\n");
-		for (size_t i = 0; i < recs.size(); i++) {
-			const auto &r = recs[i];
-			fprintf(f, "%s,%zu,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
-				o.job.c_str(), i, r.bytes, (int64_t)(r.start - t0),
-				(int64_t)(r.comm_start - t0), (int64_t)(r.comm_end - t0),
-				(int64_t)(r.end - t0));
-		}
-		if (fclose(f))
-			fatal(kExitUsage, "write error on " + o.csv);
+		std::string err = write_iteration_csv(o.csv, o.job, recs, (int64_t)t0);
+		if (!err.empty())
+			fatal(kExitUsage, "--csv: " + err);
 	}
 	std::vector<double> it_us, comm_us;
 	uint64_t total = bulk_bytes;
 	for (const auto &r : recs) {
-		it_us.push_back((double)(r.end - r.start));
-		comm_us.push_back((double)(r.comm_end - r.comm_start));
+		it_us.push_back((double)(r.end_us - r.start_us));
+		comm_us.push_back((double)(r.comm_end_us - r.comm_start_us));
 		total += r.bytes;
 	}
 	IterStats s = iter_stats(it_us, o.warmup), c = iter_stats(comm_us, o.warmup);

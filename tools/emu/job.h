@@ -9,14 +9,13 @@
 
 #include "commands.h"
 #include "emu_util.h"
+#include "iteration.h"
 #include "profile.h"
 
 namespace mltcp_emu {
 
 // One iteration, in CLOCK_REALTIME microseconds.
-struct IterRecord {
-	uint64_t bytes, start, comm_start, comm_end, end;
-};
+using IterRecord = mltcp_workload::Iteration;
 
 // The iteration schedule every job kind shares: compute (for an async,
 // Dorylus-like profile overlapped with the previous communication phase, so
@@ -30,14 +29,14 @@ std::vector<IterRecord> run_schedule(const Profile &p, uint64_t iterations, uint
 	for (uint64_t i = 0; i < iterations; i++) {
 		IterRecord r{};
 		r.bytes = iteration_bytes(p, i);
-		r.start = prev_end;
-		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : r.start;
+		r.start_us = (int64_t)prev_end;
+		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : prev_end;
 		sleep_until_us(compute_from + p.compute_us);
-		r.comm_start = now_us();
+		r.comm_start_us = (int64_t)now_us();
 		communicate(i, r.bytes);
-		r.comm_end = r.end = now_us();
-		prev_end = r.end;
-		prev_comm_start = r.comm_start;
+		r.comm_end_us = r.end_us = (int64_t)now_us();
+		prev_end = (uint64_t)r.end_us;
+		prev_comm_start = (uint64_t)r.comm_start_us;
 		recs.push_back(r);
 	}
 	return recs;

@@ -143,11 +143,7 @@ int connect_next(const RingLinks &l, const sockaddr_in &dst, const std::string &
 		 uint64_t deadline_us, uint64_t timeout_s)
 {
 	for (;;) {
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd < 0)
-			fatal(kExitNet, std::string("socket: ") + strerror(errno));
-		if (!cc.empty())
-			set_congestion(fd, cc);
+		int fd = tcp_socket(cc);
 		set_nodelay(fd);
 		set_nonblocking(fd);
 		int err = 0;

@@ -121,15 +121,21 @@ sockaddr_in parse_endpoint(const std::string &s, const std::string &what)
 	return a;
 }
 
+int tcp_socket(const std::string &cc)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		fatal(kExitNet, std::string("socket: ") + strerror(errno));
+	if (!cc.empty())
+		set_congestion(fd, cc);
+	return fd;
+}
+
 int connect_to(const sockaddr_in &dst, const std::string &cc)
 {
 	uint64_t deadline = now_us() + (uint64_t)kConnectTimeoutMs * 1000;
 	for (;;) {
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd < 0)
-			fatal(kExitNet, std::string("socket: ") + strerror(errno));
-		if (!cc.empty())
-			set_congestion(fd, cc);
+		int fd = tcp_socket(cc);
 		if (connect(fd, (const sockaddr *)&dst, sizeof(dst)) == 0) {
 			set_nonblocking(fd);
 			return fd;
@@ -150,13 +156,8 @@ int connect_to(const sockaddr_in &dst, const std::string &cc)
 
 void check_congestion(const std::string &cc)
 {
-	if (cc.empty())
-		return;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		fatal(kExitNet, std::string("socket: ") + strerror(errno));
-	set_congestion(fd, cc);
-	close(fd);
+	if (!cc.empty())
+		close(tcp_socket(cc));
 }
 
 }  // namespace mltcp_emu

@@ -43,6 +43,9 @@ void check_congestion(const std::string &cc);
 // `what` names the option in error messages ("--dst", "--peers entry").
 sockaddr_in parse_endpoint(const std::string &s, const std::string &what);
 
+// A TCP socket with TCP_CONGESTION `cc` (empty: the system default).
+int tcp_socket(const std::string &cc);
+
 // Connects (retrying refusals for kConnectTimeoutMs) and returns a
 // non-blocking socket with TCP_CONGESTION `cc` (empty: system default).
 int connect_to(const sockaddr_in &dst, const std::string &cc);

@@ -268,6 +268,37 @@ else
 	vm_result replay-agreement skip reason=no-replay-data-in-initramfs
 fi
 
+# --- datapath agreement: tcp_mltcp.ko's own hooks vs the core -------------
+# The same Reno and CUBIC event sequences the DPDK, ns-3 and RDMA adapters
+# replay on the host (tests/replay/agreement.sh), played through the
+# module's tcp_congestion_ops on a kernel socket by the test-only module;
+# the decisions (cwnd, ssthresh, F, iterations) must equal the reference.
+t_replay_dp() {
+	R=/mltcp/replay
+	a=$1
+	modprobe tcp_mltcp 2>/dev/null
+	insmod $R/mltcp_replay_kmod.ko || return 1
+	cat $R/dp-$a-events.bin >/sys/kernel/debug/mltcp_replay/dp &&
+		cat /sys/kernel/debug/mltcp_replay/dp >/tmp/mltcp-dp-$a.bin
+	rc=$?
+	rmmod mltcp_replay_kmod
+	[ $rc = 0 ] || return 1
+	echo "events $(wc -c <$R/dp-$a-events.bin) B, decisions $(wc -c </tmp/mltcp-dp-$a.bin) B"
+	cmp /tmp/mltcp-dp-$a.bin $R/dp-$a-expected.bin
+}
+for a in reno cubic; do
+	if [ -f /mltcp/replay/dp-$a-events.bin ]; then
+		if out=$(t_replay_dp $a 2>&1); then
+			vm_result replay-kmod-$a pass "$(echo "$out" | head -1)"
+		else
+			vm_result replay-kmod-$a fail
+			echo "$out" | sed 's/^/#   /'
+		fi
+	else
+		vm_result replay-kmod-$a skip reason=no-replay-data-in-initramfs
+	fi
+done
+
 # --- the kernel log stays clean --------------------------------------------
 t_dmesg() {
 	if dmesg | grep -E 'Oops|WARNING|BUG|Call Trace|general protection|refcount'; then

@@ -5,6 +5,12 @@
 //   mltcp_replay gen SEED FLOWS > events.bin   a reproducible event sequence
 //   mltcp_replay run events.bin > decisions.bin
 //   mltcp_replay summary events.bin            what the sequence exercises
+//   mltcp_replay gen-dp ALGO SEED [nohints] > dp-events.bin
+//   mltcp_replay run-dp dp-events.bin > dp-decisions.bin
+//
+// The "dp" pair is the datapath agreement test (tests/replay/): ALGO is
+// reno, cubic or dcqcn; run-dp is the reference every datapath's adapter
+// must equal (tests/replay/dp_reference.h).
 //
 // The sequence imitates what tcp_mltcp.ko's hooks see on training flows:
 // per flow an INIT, then iterations of acks (bursts with intra-phase pauses)
@@ -25,6 +31,7 @@ extern "C" {
 #include "mltcp.h"
 #include "mltcp_replay.h"
 }
+#include "dp_reference.h"
 
 namespace {
 
@@ -37,7 +44,9 @@ void Usage() {
   std::fprintf(stderr,
                "usage: mltcp_replay gen SEED FLOWS > events.bin\n"
                "       mltcp_replay run events.bin > decisions.bin\n"
-               "       mltcp_replay summary events.bin\n");
+               "       mltcp_replay summary events.bin\n"
+               "       mltcp_replay gen-dp reno|cubic|dcqcn SEED [nohints] > dp-events.bin\n"
+               "       mltcp_replay run-dp dp-events.bin > dp-decisions.bin\n");
   std::exit(2);
 }
 
@@ -110,11 +119,12 @@ class Generator {
   uint32_t srtt_us_ = 0;
 };
 
-std::vector<mltcp_replay_event> Read(const char* path) {
+template <typename Event = mltcp_replay_event>
+std::vector<Event> Read(const char* path) {
   FILE* f = std::fopen(path, "rb");
   if (!f) Fail(std::string("cannot open ") + path + ": " + std::strerror(errno));
-  std::vector<mltcp_replay_event> evs;
-  mltcp_replay_event ev;
+  std::vector<Event> evs;
+  Event ev;
   while (std::fread(&ev, sizeof(ev), 1, f) == 1) evs.push_back(ev);
   const bool trailing = !std::feof(f) || std::ftell(f) % sizeof(ev) != 0;
   std::fclose(f);
@@ -131,8 +141,29 @@ void Write(const void* data, size_t size) {
 int main(int argc, char** argv) {
   static_assert(sizeof(mltcp_replay_event) == MLTCP_REPLAY_EVENT_SIZE);
   static_assert(sizeof(mltcp_replay_decision) == MLTCP_REPLAY_DECISION_SIZE);
+  static_assert(sizeof(mltcp_dp_event) == MLTCP_DP_EVENT_SIZE);
+  static_assert(sizeof(mltcp_dp_decision) == MLTCP_DP_DECISION_SIZE);
   if (argc < 3) Usage();
   const std::string cmd = argv[1];
+  if (cmd == "gen-dp" && (argc == 4 || (argc == 5 && std::string(argv[4]) == "nohints"))) {
+    const std::string algo = argv[2];
+    const uint32_t a = algo == "reno" ? MLTCP_DP_RENO : algo == "cubic" ? MLTCP_DP_CUBIC
+                       : algo == "dcqcn" ? MLTCP_DP_DCQCN : 99;
+    if (a == 99) Fail("gen-dp: unknown algorithm '" + algo + "' (reno, cubic, dcqcn)");
+    const auto evs = mltcp_dp::Generator(a, static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 0)),
+                                         argc == 4).Run();
+    Write(evs.data(), evs.size() * sizeof(evs[0]));
+    return 0;
+  }
+  if (cmd == "run-dp" && argc == 3) {
+    const auto evs = Read<mltcp_dp_event>(argv[2]);
+    mltcp_dp::Reference ref;
+    std::vector<mltcp_dp_decision> out;
+    out.reserve(evs.size());
+    for (size_t i = 0; i < evs.size(); ++i) out.push_back(ref.Step(evs[i], static_cast<uint32_t>(i)));
+    Write(out.data(), out.size() * sizeof(out[0]));
+    return 0;
+  }
   if (cmd == "gen" && argc == 4) {
     const auto evs = Generator(static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 0)))
                          .Flows(std::atoi(argv[3]));

@@ -14,6 +14,10 @@ static struct mltcp_iter world_iter;
 static struct mltcp_dcqcn_params world_dcqcn_params;
 static struct mltcp_dcqcn_rp world_rp;
 static struct mltcp_dcqcn_np world_np;
+static struct mltcp_reno_flow world_reno;
+static struct mltcp_cubic_flow world_cubic;
+static struct mltcp_dcqcn_flow world_dcqcn;
+static struct mltcp_window world_win;
 
 static int __init mltcp_core_world_init(void)
 {
@@ -39,6 +43,26 @@ static int __init mltcp_core_world_init(void)
 	mltcp_dcqcn_on_sent(&world_rp, &world_dcqcn_params, 1 << 20, gain);
 	if (mltcp_dcqcn_np_on_ce(&world_np, &world_dcqcn_params, now))
 		mltcp_dcqcn_on_cnp(&world_rp, &world_dcqcn_params, now);
+
+	BUILD_BUG_ON(sizeof(struct mltcp_cubic_flow) != 104);
+	mltcp_window_init(&world_win, 10, 1 << 16);
+	mltcp_reno_flow_init(&world_reno, 0, (u32)now);
+	mltcp_reno_flow_cong_avoid(&world_reno, &world_params, &world_win, 3);
+	mltcp_cubic_flow_init(&world_cubic, 0, (u32)now, 1);
+	mltcp_cubic_flow_tx_start(&world_cubic, (u32)now + 5000);
+	mltcp_cubic_flow_cong_avoid(&world_cubic, &world_params, &world_win, 3, (u32)now);
+	pr_info("mltcp_core_world: ssthresh %u %u root %u\n",
+		mltcp_reno_flow_ssthresh(&world_reno, &world_params, world_win.cwnd),
+		mltcp_cubic_flow_ssthresh(&world_cubic, &world_params, world_win.cwnd),
+		mltcp_cubic_root(1000000));
+	mltcp_dcqcn_flow_init(&world_dcqcn, &world_dcqcn_params, 1, now);
+	mltcp_dcqcn_flow_on_tx_start(&world_dcqcn, &world_params, &world_dcqcn_params, 0, now, 100);
+	mltcp_dcqcn_flow_hint(&world_dcqcn, &world_params, &world_dcqcn_params, 0, 1 << 20, now);
+	mltcp_dcqcn_flow_on_sent(&world_dcqcn, &world_params, &world_dcqcn_params, 1 << 16, now + 10);
+	mltcp_dcqcn_flow_on_ack(&world_dcqcn, 1 << 16, now + 20);
+	mltcp_dcqcn_flow_on_cnps(&world_dcqcn, &world_dcqcn_params, 2, now + 30);
+	pr_info("mltcp_core_world: dcqcn rate %llu\n",
+		(unsigned long long)mltcp_dcqcn_flow_rate_bps(&world_dcqcn));
 	return 0;
 }
 
