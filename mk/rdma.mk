@@ -2,7 +2,8 @@
 # the core's DCQCN reaction point, and mltcp-dcqcnd for firmware DCQCN.
 #
 #   make check-rdma       host tests (pacer/adapter unit tests, mltcp-dcqcnd on
-#                         a mirrored sysfs tree, no-device errors), then the
+#                         mirrored debugfs cc_params/ and MLNX_OFED sysfs trees,
+#                         no-device errors), then the
 #                         soft-RoCE tests in the VM rig (tests/rdma/guest/),
 #                         ending with the judged two-job interleaving run
 #   make bench-rdma       paced-rate accuracy, CNP round trip and two-job
