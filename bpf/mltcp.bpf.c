@@ -299,7 +299,6 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	__u32 w;
 
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 	if (!tcp_is_cwnd_limited(sk))
@@ -309,14 +308,14 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	w = mltcp_reno_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd);
-	tcp_cong_avoid_ai(tp, w, acked);
+	tcp_cong_avoid_ai(tp, mltcp_reno_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd), acked);
 }
 
 SEC("struct_ops/mltcp_reno_ssthresh")
 __u32 BPF_PROG(mltcp_reno_ssthresh, struct sock *sk)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
+
 	return mltcp_reno_flow_ssthresh(&ca->f, &mltcp_cfg, tcp_sk(sk)->snd_cwnd);
 }
 
@@ -414,7 +413,6 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	__u32 now = mltcp_now_us(tp), w;
 
 	mltcp_cubic_guard(sk, ca);
 	if (!tcp_is_cwnd_limited(sk))
@@ -424,14 +422,15 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	w = mltcp_cubic_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd, acked, now);
-	tcp_cong_avoid_ai(tp, w, acked);
+	tcp_cong_avoid_ai(tp, mltcp_cubic_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd, acked,
+						    mltcp_now_us(tp)), acked);
 }
 
 SEC("struct_ops/mltcp_cubic_recalc_ssthresh")
 __u32 BPF_PROG(mltcp_cubic_recalc_ssthresh, struct sock *sk)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
+
 	return mltcp_cubic_flow_ssthresh(&ca->f, &mltcp_cfg, tcp_sk(sk)->snd_cwnd);
 }
 

@@ -84,6 +84,7 @@ class TcpMltcpReno : public TcpCongestionOps {
   MltcpFlowState& state() { return state_; }
   uint32_t last_ai_w() const { return last_ai_w_; }
 
+
  private:
   MltcpFlowState state_;
   mltcp_reno_cache cache_{};  // the core's per-ack cache of w

@@ -10,8 +10,7 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-#include "ns3/tcp-cubic.h"
-#include "ns3/tcp-linux-reno.h"
+#include "ns3/boolean.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
 
