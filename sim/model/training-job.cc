@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "ns3/boolean.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -25,49 +24,14 @@ namespace {
 
 constexpr uint32_t kWriteChunk = 1 << 20;  // bytes per Socket::Send call
 
-struct CcEntry {
-  const char* name;
-  CcKind kind;
-};
-constexpr CcEntry kCcTable[] = {
-    {"reno", CcKind::kReno},       {"cubic", CcKind::kCubic},
-    {"mltcp", CcKind::kMltcpReno}, {"mltcp_cubic", CcKind::kMltcpCubic},
-    {"dcqcn", CcKind::kDcqcn},     {"mltcp_dcqcn", CcKind::kMltcpDcqcn},
-};
-
 }  // namespace
 
 CcKind ParseCc(const std::string& name) {
-  std::string known;
-  for (const auto& e : kCcTable) {
-    if (name == e.name)
-      return e.kind;
-    known += known.empty() ? "" : " ";
-    known += e.name;
-  }
-  throw std::invalid_argument("unknown congestion control '" + name + "' (known: " + known + ")");
-}
-
-const char* CcName(CcKind cc) {
-  for (const auto& e : kCcTable)
-    if (e.kind == cc)
-      return e.name;
-  return "?";
-}
-
-bool CcIsDcqcn(CcKind cc) { return cc == CcKind::kDcqcn || cc == CcKind::kMltcpDcqcn; }
-
-bool CcIsMltcp(CcKind cc) {
-  return cc == CcKind::kMltcpReno || cc == CcKind::kMltcpCubic || cc == CcKind::kMltcpDcqcn;
-}
-
-CcKind CcBase(CcKind cc) {
-  switch (cc) {
-    case CcKind::kMltcpReno: return CcKind::kReno;
-    case CcKind::kMltcpCubic: return CcKind::kCubic;
-    case CcKind::kMltcpDcqcn: return CcKind::kDcqcn;
-    default: return cc;
-  }
+  CcKind cc;
+  if (!mltcp::ParseCc(name, &cc))
+    throw std::invalid_argument("unknown congestion control '" + name + "' (known: " +
+                                mltcp::CcNameList(" ") + ")");
+  return cc;
 }
 
 Ptr<TcpCongestionOps> MakeCongestionOps(CcKind cc, const mltcp_params& p) {
@@ -82,7 +46,7 @@ Ptr<TcpCongestionOps> MakeCongestionOps(CcKind cc, const mltcp_params& p) {
       c->SetAttribute("Enabled", BooleanValue(false));
       return c;
     }
-    case CcKind::kMltcpReno: {
+    case CcKind::kMltcp: {
       auto c = CreateObject<TcpMltcpReno>();
       c->state().SetParams(mltcp::Params(p));
       return c;
