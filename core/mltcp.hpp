@@ -17,6 +17,51 @@ extern "C" {
 
 namespace mltcp {
 
+// The congestion controls MLTCP offers by name: a base algorithm with or
+// without the gain.  The one name table of the userspace datapaths and tools.
+enum class Cc { kReno, kMltcp, kCubic, kMltcpCubic, kDcqcn, kMltcpDcqcn };
+
+struct CcInfo {
+  const char* name;
+  Cc cc;
+  Cc base;     // the same algorithm without MLTCP
+  bool mltcp;  // the gain scales it
+  bool rate;   // rate-based (DCQCN), not window-based
+};
+
+inline constexpr CcInfo kCcTable[] = {
+    {"reno", Cc::kReno, Cc::kReno, false, false},
+    {"mltcp", Cc::kMltcp, Cc::kReno, true, false},
+    {"cubic", Cc::kCubic, Cc::kCubic, false, false},
+    {"mltcp_cubic", Cc::kMltcpCubic, Cc::kCubic, true, false},
+    {"dcqcn", Cc::kDcqcn, Cc::kDcqcn, false, true},
+    {"mltcp_dcqcn", Cc::kMltcpDcqcn, Cc::kDcqcn, true, true},
+};
+
+inline const CcInfo& CcInfoOf(Cc cc) {
+  for (const auto& e : kCcTable)
+    if (e.cc == cc)
+      return e;
+  return kCcTable[0];  // unreachable: every Cc has a row
+}
+inline const char* CcName(Cc cc) { return CcInfoOf(cc).name; }
+// false for a name that is not in the table.
+inline bool ParseCc(const std::string& name, Cc* out) {
+  for (const auto& e : kCcTable)
+    if (name == e.name) {
+      *out = e.cc;
+      return true;
+    }
+  return false;
+}
+// "reno, mltcp, cubic, ..." for error messages and --help.
+inline std::string CcNameList(const char* sep = ", ") {
+  std::string s;
+  for (const auto& e : kCcTable)
+    s += (s.empty() ? "" : sep) + std::string(e.name);
+  return s;
+}
+
 inline constexpr uint32_t kGainOne = MLTCP_GAIN_ONE;
 inline constexpr uint32_t kRatioOne = MLTCP_RATIO_ONE;
 inline constexpr uint32_t kRatioNone = MLTCP_RATIO_NONE;

@@ -12,16 +12,6 @@ namespace mltcp_dpdk {
 
 namespace {
 
-struct CcNameEntry {
-	const char *name;
-	CcKind kind;
-};
-constexpr CcNameEntry kCcNames[] = {
-	{"reno", CcKind::kReno},   {"mltcp", CcKind::kMltcp},
-	{"cubic", CcKind::kCubic}, {"mltcp_cubic", CcKind::kMltcpCubic},
-	{"dcqcn", CcKind::kDcqcn}, {"mltcp_dcqcn", CcKind::kMltcpDcqcn},
-};
-
 // tcp_cwnd_restart(): halve per idle RTO, not below the initial window.
 uint32_t RestartCwnd(uint32_t cwnd, uint32_t init, uint32_t rtos)
 {
@@ -32,26 +22,6 @@ uint32_t RestartCwnd(uint32_t cwnd, uint32_t init, uint32_t rtos)
 }
 
 }  // namespace
-
-bool ParseCcKind(const std::string &name, CcKind *out)
-{
-	for (const auto &n : kCcNames)
-		if (name == n.name) {
-			*out = n.kind;
-			return true;
-		}
-	return false;
-}
-
-const char *CcName(CcKind k)
-{
-	for (const auto &n : kCcNames)
-		if (n.kind == k)
-			return n.name;
-	return "?";
-}
-
-const char *CcNameList() { return "reno, mltcp, cubic, mltcp_cubic, dcqcn, mltcp_dcqcn"; }
 
 CongestionControl::CongestionControl(const CcConfig &c, uint64_t now_ns)
 	: cfg_(c), rate_based_(CcIsRateBased(c.kind)), tracking_(CcIsMltcp(c.kind)),

@@ -20,24 +20,16 @@
 #include <cstdint>
 #include <string>
 
-extern "C" {
-#include "mltcp.h"
-}
+#include "mltcp.hpp"
 
 namespace mltcp_dpdk {
 
-enum class CcKind { kReno, kMltcp, kCubic, kMltcpCubic, kDcqcn, kMltcpDcqcn };
-
-// "reno" -> kReno ...; false for an unknown name.
-bool ParseCcKind(const std::string &name, CcKind *out);
-const char *CcName(CcKind k);
-// "reno, mltcp, cubic, mltcp_cubic, dcqcn, mltcp_dcqcn" (for error messages).
-const char *CcNameList();
-inline bool CcIsRateBased(CcKind k) { return k == CcKind::kDcqcn || k == CcKind::kMltcpDcqcn; }
-inline bool CcIsMltcp(CcKind k)
-{
-	return k == CcKind::kMltcp || k == CcKind::kMltcpCubic || k == CcKind::kMltcpDcqcn;
-}
+// The names and kinds are the core's table (core/mltcp.hpp); CcName() is
+// mltcp::CcName, found by argument-dependent lookup.
+using CcKind = mltcp::Cc;
+inline bool ParseCcKind(const std::string &name, CcKind *out) { return mltcp::ParseCc(name, out); }
+inline bool CcIsRateBased(CcKind k) { return mltcp::CcInfoOf(k).rate; }
+inline bool CcIsMltcp(CcKind k) { return mltcp::CcInfoOf(k).mltcp; }
 
 struct CcConfig {
 	CcKind kind = CcKind::kReno;

@@ -161,7 +161,7 @@ void Usage(FILE *f)
 		"  mltcp-dpdk send --local-ip 10.0.0.1 --peer-ip 10.0.0.2 -- --no-huge --no-pci \\\n"
 		"      -m 256 -l 0 --file-prefix=tx --vdev=net_memif0,role=client,socket=/run/x.sock\n"
 		"MLTCP parameters of the mltcp modes (core/mltcp_param_table.h; --name N or --name=N):\n",
-		CcNameList());
+		mltcp::CcNameList().c_str());
 	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", 21).c_str(), f);
 }
 
@@ -307,7 +307,7 @@ CcConfig MakeCc(const Options &o)
 {
 	CcConfig cc;
 	if (!ParseCcKind(o.cc, &cc.kind))
-		Die(kExitUsage, "unknown congestion control '" + o.cc + "'; available: " + CcNameList());
+		Die(kExitUsage, "unknown congestion control '" + o.cc + "'; available: " + mltcp::CcNameList());
 	cc.dcqcn.line_rate_bps = o.line_rate_bps;
 	cc.dcqcn.min_rate_bps = std::min<uint64_t>(cc.dcqcn.min_rate_bps, o.line_rate_bps / 100);
 	cc.dcqcn.rai_bps = std::min<uint64_t>(cc.dcqcn.rai_bps, o.line_rate_bps / 100);

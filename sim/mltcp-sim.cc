@@ -35,7 +35,6 @@
 #include "scenario.h"
 
 using namespace mltcp_sim;
-using ns3::CcName;
 using ns3::ParseCc;
 
 int main(int argc, char** argv) {

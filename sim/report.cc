@@ -13,7 +13,6 @@
 
 namespace mltcp_sim {
 
-using ns3::CcName;
 
 namespace {
 

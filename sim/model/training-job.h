@@ -33,15 +33,16 @@ namespace ns3 {
 
 class DcqcnFlow;
 
-enum class CcKind { kReno, kCubic, kMltcpReno, kMltcpCubic, kDcqcn, kMltcpDcqcn };
+// The names and kinds are the core's table (core/mltcp.hpp); CcName() is
+// mltcp::CcName, found by argument-dependent lookup.
+using CcKind = mltcp::Cc;
 
 // "reno" -> kReno ...; throws std::invalid_argument naming the known ones.
 CcKind ParseCc(const std::string& name);
-const char* CcName(CcKind cc);
-bool CcIsDcqcn(CcKind cc);
-bool CcIsMltcp(CcKind cc);
+inline bool CcIsDcqcn(CcKind cc) { return mltcp::CcInfoOf(cc).rate; }
+inline bool CcIsMltcp(CcKind cc) { return mltcp::CcInfoOf(cc).mltcp; }
 // The congestion control of the non-MLTCP base: mltcp -> reno, ...
-CcKind CcBase(CcKind cc);
+inline CcKind CcBase(CcKind cc) { return mltcp::CcInfoOf(cc).base; }
 
 struct IterationRecord {
   uint32_t job = 0;

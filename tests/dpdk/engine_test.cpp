@@ -340,7 +340,7 @@ TEST(Engine, BadInputGetsClearErrors)
 
 	CcKind k;
 	EXPECT_FALSE(ParseCcKind("bbr", &k));
-	EXPECT_NE(std::string(CcNameList()).find("mltcp_dcqcn"), std::string::npos);
+	EXPECT_NE(mltcp::CcNameList().find("mltcp_dcqcn"), std::string::npos);
 
 	CcConfig bad;
 	bad.mltcp.slope = 100000;

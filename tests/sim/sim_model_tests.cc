@@ -320,7 +320,7 @@ TEST(TcpMltcp, Ns3FiresTxStartAndDetectionFindsIterations) {
   Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(1)));
   TwoNodes net("1Gbps", "10us");
   TcpFlowConfig c;
-  c.cc = CcKind::kMltcpReno;
+  c.cc = CcKind::kMltcp;
   mltcp_params_default(&c.mltcp);
   c.port = 4000;
   auto flow = Create<TcpJobFlow>(net.n.Get(0), net.n.Get(1), net.ifs.GetAddress(1), c);
