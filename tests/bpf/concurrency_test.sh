@@ -13,25 +13,13 @@
 #   MLTCPCTL=path tests/bpf/concurrency_test.sh
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-CTL=${MLTCPCTL:-$BUILD/cmake/tools/mltcpctl/mltcpctl}
-CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+NAME=concurrency_test
+. "$(dirname "$0")/ops_lib.sh"
+ops_test_start
 WORK=$(mktemp -d /tmp/mltcp-conc-XXXXXX)
 CGS=()
-FAILS=0 PASSES=0
 ROUNDS=3
 
-die() { echo "concurrency_test: $*" >&2; exit 1; }
-((EUID == 0)) || die "needs root"
-[[ -x $CTL ]] || die "mltcpctl not built at $CTL"
-[[ -n $CG2 ]] || die "no cgroup2 mount found"
-exec 9>/run/lock/mltcp-host.lock
-flock 9
-
-ok() { PASSES=$((PASSES + 1)); echo "  ok   $*"; }
-bad() { FAILS=$((FAILS + 1)); echo "  FAIL $*"; }
-cc_avail() { grep -qw "$1" /proc/sys/net/ipv4/tcp_available_congestion_control; }
 cleanup() {
 	jobs -p | xargs -r kill 2>/dev/null
 	wait 2>/dev/null
@@ -52,7 +40,6 @@ fully_loaded() {
 		{ [[ -e $d/link_mltcp_cubic || -e $d/ops_mltcp_cubic ]]; } &&
 		"$CTL" status | grep -q "MLTCP: loaded"
 }
-nothing_loaded() { [[ ! -e /sys/fs/bpf/mltcp ]] && ! cc_avail mltcp && ! cc_avail mltcp_cubic; }
 
 # start N copies of a command together (released by one file appearing)
 together() { # N OUTPREFIX command...
@@ -146,5 +133,4 @@ if ((waited >= 1000)); then ok "set waited ${waited} ms for the lock holder"; el
 wait
 "$CTL" unload >/dev/null 2>&1
 
-echo "concurrency_test: $PASSES passed, $FAILS failed"
-((FAILS == 0))
+finish

@@ -16,26 +16,14 @@
 #   MLTCPCTL=path tests/bpf/exporter_test.sh
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-export MLTCPCTL=${MLTCPCTL:-$BUILD/cmake/tools/mltcpctl/mltcpctl}
-CTL=$MLTCPCTL
-PY=/usr/bin/python3
-TRAFFIC="$ROOT/tests/bpf/mltcp_traffic.py"
-WORK=$(mktemp -d /tmp/mltcp-exporter-XXXXXX)
-FAILS=0 PASSES=0
-BG_PIDS=()
-
-die() { echo "exporter_test: $*" >&2; exit 1; }
-((EUID == 0)) || die "needs root"
-[[ -x $CTL ]] || die "mltcpctl not built at $CTL"
+NAME=exporter_test
+. "$(dirname "$0")/ops_lib.sh"
 command -v prometheus >/dev/null && command -v promtool >/dev/null ||
 	die "prometheus/promtool missing: install the Debian package 'prometheus' (make deps)"
-exec 9>/run/lock/mltcp-host.lock
-flock 9
+ops_test_start
+WORK=$(mktemp -d /tmp/mltcp-exporter-XXXXXX)
+BG_PIDS=()
 
-ok() { PASSES=$((PASSES + 1)); echo "  ok   $*"; }
-bad() { FAILS=$((FAILS + 1)); echo "  FAIL $*"; }
 expect_rc() { # RC PATTERN "description" command...
 	local want=$1 pat=$2 what=$3; shift 3
 	"$@" >"$WORK/rc.out" 2>&1
@@ -226,5 +214,4 @@ kill $EXP_PID; wait $EXP_PID 2>/dev/null
 rc=$?
 if [[ $rc == 0 ]]; then ok "exporter exits 0 on SIGTERM"; else bad "exporter exit $rc on SIGTERM"; fi
 
-echo "exporter_test: $PASSES passed, $FAILS failed"
-((FAILS == 0))
+finish

@@ -19,31 +19,14 @@
 #   with their mltcpctl path replaced by $MLTCPCTL)
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-export MLTCPCTL=${MLTCPCTL:-$BUILD/cmake/tools/mltcpctl/mltcpctl}
-CTL=$MLTCPCTL
-PY=/usr/bin/python3
-TRAFFIC="$ROOT/tests/bpf/mltcp_traffic.py"
-CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+NAME=service_test
+. "$(dirname "$0")/ops_lib.sh"
+ops_test_start
 WORK=$(mktemp -d /tmp/mltcp-service-XXXXXX)
 CONF=$WORK/mltcp.conf
 CG_REL=mltcp-svc-$$-a CG_B=$CG2/mltcp-svc-$$-b
 CG_A=$CG2/$CG_REL
-FAILS=0 PASSES=0
 BG_PIDS=()
-
-die() { echo "service_test: $*" >&2; exit 1; }
-((EUID == 0)) || die "needs root"
-[[ -x $CTL ]] || die "mltcpctl not built at $CTL"
-[[ -n $CG2 ]] || die "no cgroup2 mount found"
-# tests/deb/deb_test.sh holds the host lock and hands its descriptor down
-if [[ -n ${MLTCP_HOST_LOCK_FD:-} ]]; then
-	flock "$MLTCP_HOST_LOCK_FD"	# the holder's own open file: immediate
-else
-	exec 9>/run/lock/mltcp-host.lock
-	flock 9
-fi
 
 if [[ -n ${UNIT_DIR:-} ]]; then
 	cp "$UNIT_DIR"/mltcp.service "$UNIT_DIR"/mltcp-exporter.service "$WORK/" || die "no units in $UNIT_DIR"
@@ -56,10 +39,6 @@ else
 fi
 UNIT=$WORK/mltcp.service
 
-ok() { PASSES=$((PASSES + 1)); echo "  ok   $*"; }
-bad() { FAILS=$((FAILS + 1)); echo "  FAIL $*"; }
-cc_avail() { grep -qw "$1" /proc/sys/net/ipv4/tcp_available_congestion_control; }
-nothing_loaded() { [[ ! -e /sys/fs/bpf/mltcp ]] && ! cc_avail mltcp && ! cc_avail mltcp_cubic; }
 cleanup() {
 	local p cg
 	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
@@ -231,5 +210,4 @@ fi
 unit_exec ExecStop >/dev/null 2>&1
 nothing_loaded && ok "stopped" || bad "leftovers after stop"
 
-echo "service_test: $PASSES passed, $FAILS failed"
-((FAILS == 0))
+finish
