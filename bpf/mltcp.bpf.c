@@ -37,6 +37,7 @@
  *
  * Maps (pinned by mltcpctl under /sys/fs/bpf/mltcp/): config (runtime
  * parameters), hints (per-socket "an iteration of N bytes starts now"),
+ * jobs (the same per cgroup, written through mltcp_jobhint.bpf.c),
  * stats (per-flow counters, deleted in .release), state (mltcpctl's own).
  */
 #include "vmlinux.h"
@@ -76,6 +77,22 @@ struct {
 	__type(key, int);
 	__type(value, struct mltcp_hint);
 } mltcp_hints SEC(".maps");
+
+/* Job-level hints, keyed by cgroup v2 id (written by mltcp_jobhint.bpf.c),
+ * and per socket the last job hint seq it has seen. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MLTCP_MAX_JOBS);
+	__type(key, __u64);
+	__type(value, struct mltcp_job_hint);
+} mltcp_job_hints SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} mltcp_job_seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -206,14 +223,57 @@ static __always_inline __u32 mltcp_guard_undo(__u32 undo, __u32 high)
 /* ---------------------------------------------------------------------- */
 /* Adapters shared by both variants: hints, iteration tracking, stats.     */
 
-/* Apply a pending hint from the application; 1 if one was applied. */
+static __always_inline struct mltcp_job_hint *mltcp_job_of(const struct sock *sk)
+{
+	__u64 cgid = sk->sk_cgrp_data.cgroup->kn->id;
+
+	return bpf_map_lookup_elem(&mltcp_job_hints, &cgid);
+}
+
+/* At .init: the job's hints so far are history, not this socket's start. */
+static __always_inline void mltcp_job_hint_init(struct sock *sk)
+{
+	struct mltcp_job_hint *j = mltcp_job_of(sk);
+	__u64 *seen;
+
+	if (!j)
+		return;	/* the job's first hint, when it comes, is new */
+	seen = bpf_sk_storage_get(&mltcp_job_seen, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (seen)
+		*seen = j->seq;
+}
+
+/* A new job-level hint for the cgroup the socket was created in; 1 if one
+ * was applied. */
+static __always_inline int mltcp_apply_job_hint(struct sock *sk, struct mltcp_iter *it)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_job_hint *j = mltcp_job_of(sk);
+	__u64 *seen;
+
+	if (!j)
+		return 0;
+	seen = bpf_sk_storage_get(&mltcp_job_seen, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!seen || *seen == j->seq)
+		return 0;
+	*seen = j->seq;
+	if (j->bytes == 0 || j->bytes > MLTCP_HINT_BYTES_MAX)
+		return 0;	/* the writer validates; never trust a map */
+	mltcp_iter_hint(it, tp->bytes_acked, j->bytes, mltcp_now_us(tp));
+	return 1;
+}
+
+/* Apply a pending hint from the application; 1 if one was applied.  A
+ * socket with hints of its own ignores its job's hints. */
 static __always_inline int mltcp_apply_hint(struct sock *sk, struct mltcp_iter *it)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_hint *h;
 
 	h = bpf_sk_storage_get(&mltcp_hints, sk, NULL, 0);
-	if (!h || h->seq == h->applied_seq)
+	if (!h)
+		return mltcp_apply_job_hint(sk, it);
+	if (h->seq == h->applied_seq)
 		return 0;
 	h->applied_seq = h->seq;
 	mltcp_iter_hint(it, tp->bytes_acked, h->bytes, mltcp_now_us(tp));
@@ -290,6 +350,7 @@ static __always_inline void mltcp_track_init(struct sock *sk, struct mltcp_iter 
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_iter_init(it, tp->bytes_acked, mltcp_now_us(tp));
+	mltcp_job_hint_init(sk);
 }
 
 /* Every ack that acknowledges data: hints first, then the bytes. */
