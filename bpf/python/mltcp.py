@@ -21,7 +21,7 @@ import ctypes
 import ctypes.util
 import os
 
-__all__ = ["hint", "hint_job", "max_hint_bytes", "uses_mltcp", "MltcpError",
+__all__ = ["hint", "hint_job", "checked_size", "max_hint_bytes", "uses_mltcp", "MltcpError",
            "library_path"]
 
 
@@ -88,7 +88,8 @@ def max_hint_bytes():
     return _lib.mltcp_hint_bytes_max()
 
 
-def _checked_size(nbytes):
+def checked_size(nbytes):
+    """nbytes if it is a valid hint size, else ValueError naming the range."""
     # ctypes would wrap -5 and 2**64 silently: check before converting.
     if isinstance(nbytes, bool) or not isinstance(nbytes, int):
         raise ValueError("hint size must be an int number of bytes, not %s %r"
@@ -102,13 +103,13 @@ def _checked_size(nbytes):
 
 def hint(sock, nbytes):
     """An iteration of nbytes bytes starts now on sock."""
-    if _lib.mltcp_hint_iteration(_fd(sock), _checked_size(nbytes)) != 0:
+    if _lib.mltcp_hint_iteration(_fd(sock), checked_size(nbytes)) != 0:
         _raise()
 
 
 def hint_job(nbytes):
     """An iteration starts now; each MLTCP socket of this cgroup sends nbytes of it."""
-    if _lib.mltcp_hint_job(_checked_size(nbytes)) != 0:
+    if _lib.mltcp_hint_job(checked_size(nbytes)) != 0:
         _raise()
 
 
