@@ -91,9 +91,10 @@ def parse_args():
     ap.add_argument("--master-addr", help="default: $MASTER_ADDR")
     ap.add_argument("--master-port", type=int, help="default: $MASTER_PORT")
     ap.add_argument("--fail-at", type=int, default=0,
-                    help="(tests) exit with an error at this iteration")
+                    help="(tests) rank --test-rank exits with an error at this iteration")
     ap.add_argument("--hang-at", type=int, default=0,
-                    help="(tests) stop making progress at this iteration")
+                    help="(tests) rank --test-rank stops making progress at this iteration")
+    ap.add_argument("--test-rank", type=int, default=1, help="(tests) the rank that fails or hangs")
     args = ap.parse_args()
     for opt, env in (("rank", "RANK"), ("world_size", "WORLD_SIZE"),
                      ("master_addr", "MASTER_ADDR"), ("master_port", "MASTER_PORT")):
@@ -163,9 +164,9 @@ def main():
     t0 = wait_for_go(args, rank) if args.start_dir else now_us()
     rows = []
     for it in range(1, args.iterations + 1):
-        if it == args.fail_at:
+        if it == args.fail_at and rank == args.test_rank:
             raise RuntimeError("failing at iteration %d as asked (--fail-at)" % it)
-        if it == args.hang_at:
+        if it == args.hang_at and rank == args.test_rank:
             print("rank %d: hanging at iteration %d as asked (--hang-at)" % (rank, it), flush=True)
             time.sleep(1e6)
         start = now_us()
@@ -193,7 +194,10 @@ def main():
                                                   sum(times) / len(times), sum(comm) / len(comm),
                                                   nbytes, "on" if args.hint else "off"),
           flush=True)
-    dist.destroy_process_group()
+    # Leave without tearing Gloo down: with the peer gone first, its
+    # destructor (torch 1.13) can block for ever.  Everything is written.
+    sys.stdout.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

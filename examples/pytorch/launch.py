@@ -278,7 +278,7 @@ class Session:
                     logf.close()
                     procs.append((name, p))
             self.supervise(procs, outdir, start_dir, timeout,
-                           stats=os.path.join(outdir, "mltcp-stats.json") if cc in MLTCP_CCS
+                           stats=os.path.join(outdir, "mltcp-stats.jsonl") if cc in MLTCP_CCS
                            else None)
         finally:
             for _, p in procs:
@@ -296,8 +296,8 @@ class Session:
     def supervise(self, procs, outdir, start_dir, timeout, stats=None):
         """Wait for all ranks: the start barrier, then their exit; a failing
         or stalled rank raises LaunchError (the caller kills the rest).  With
-        stats, `mltcpctl stats --json` is saved there about once a second
-        while the ranks train (the last sample before they close)."""
+        stats, every 0.5 s of training one `mltcpctl stats --json` sample is
+        appended there (one JSON object per line)."""
         want = {n.replace("-rank", "-") for n, _ in procs}
         started = False
         deadline = time.monotonic() + timeout
@@ -323,9 +323,9 @@ class Session:
             if stats and started and time.monotonic() >= next_stats:
                 r = interleave.run([self.mltcpctl, "stats", "--json"], check=False)
                 if r.returncode == 0 and json.loads(r.stdout).get("flows"):
-                    with open(stats, "w") as f:
-                        f.write(r.stdout)
-                next_stats = time.monotonic() + 1.0
+                    with open(stats, "a") as f:
+                        f.write(json.dumps(json.loads(r.stdout)) + "\n")
+                next_stats = time.monotonic() + 0.5
             if time.monotonic() > deadline:
                 hung = [n for n, p in procs if p.poll() is None]
                 raise LaunchError("timed out after %g s (--timeout): rank(s) %s still running; "
@@ -353,8 +353,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds a run may take before its ranks are killed (default 300)")
     ap.add_argument("--rate", default=None, help="bottleneck rate (mltcp-testbed --rate)")
-    ap.add_argument("--mltcpctl", default=os.path.join(ROOT, "build", "cmake", "tools",
-                                                       "mltcpctl", "mltcpctl"))
+    ap.add_argument("--mltcpctl", default=os.environ.get("MLTCPCTL", os.path.join(
+        ROOT, "build", "cmake", "tools", "mltcpctl", "mltcpctl")),
+        help="mltcpctl binary (default $MLTCPCTL, else the build tree's)")
     ap.add_argument("train_args", nargs="*", help="options for ddp_train.py, after --")
     args = ap.parse_args()
     if os.geteuid() != 0:
