@@ -28,6 +28,7 @@
 
 #include "endpoint.h"
 #ifdef MLTCP_DPDK_HAVE_PROFILES
+#include "iteration.h"
 #include "profile.h"
 #endif
 
@@ -632,7 +633,7 @@ int CmdPing(const Options &o, bool client)
 #ifdef MLTCP_DPDK_HAVE_PROFILES
 int CmdEmu(const Options &o)
 {
-	using namespace mltcp_emu;
+	using namespace mltcp_workload;
 	if (o.profile_file.empty() || o.profile.empty())
 		Die(kExitUsage, "emu needs --profile-file F and --profile NAME");
 	Profile p;
@@ -659,19 +660,16 @@ int CmdEmu(const Options &o)
 		busy_until_us(o.start_at_us);
 	const uint64_t t_start = RealtimeUs();
 	const uint64_t t0 = o.t0_us ? o.t0_us : t_start;
-	struct Rec {
-		uint64_t bytes, start, comm_start, comm_end, end;
-	};
-	std::vector<Rec> recs;
+	std::vector<Iteration> recs;
 	uint64_t prev_end = t_start, prev_comm_start = 0, msg_idx = 0;
 	uint64_t prev_retx = 0, prev_lost = 0, prev_rtos = 0, prev_cnps = 0;	// --verbose
 	for (uint64_t i = 0; i < o.iterations; i++) {
-		Rec r{};
+		Iteration r{};
 		r.bytes = iteration_bytes(p, i);
-		r.start = prev_end;
-		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : r.start;
-		busy_until_us(std::max(compute_from + p.compute_us, r.start));
-		r.comm_start = RealtimeUs();
+		r.start_us = (int64_t)prev_end;
+		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : prev_end;
+		busy_until_us(std::max(compute_from + p.compute_us, prev_end));
+		r.comm_start_us = (int64_t)RealtimeUs();
 		if (o.hints)
 			c->Hint(r.bytes, Endpoint::now_ns());
 		for (uint32_t b = 0; b < p.buckets; b++) {
@@ -702,15 +700,15 @@ int CmdEmu(const Options &o)
 		if (c->unacked_bytes() || c->closed())
 			Die(kExitFail, "iteration " + std::to_string(i) + " not acknowledged: " +
 					       c->error().message);
-		r.comm_end = r.end = RealtimeUs();
-		prev_end = r.end;
-		prev_comm_start = r.comm_start;
+		r.comm_end_us = r.end_us = (int64_t)RealtimeUs();
+		prev_end = (uint64_t)r.end_us;
+		prev_comm_start = (uint64_t)r.comm_start_us;
 		recs.push_back(r);
 		if (o.verbose) {	// after the communication phase: not in its timing
 			ConnStats s = c->Stats();
 			printf("emu-iter i=%" PRIu64 " comm_us=%" PRIu64 " retx=%" PRIu64 " lost_detected=%" PRIu64
 			       " rtos=%" PRIu64 " cwnd=%u srtt_us=%u gain=%.3f rate_mbps=%.1f cnps=%" PRIu64 "\n",
-			       i, r.comm_end - r.comm_start, s.pkts_retx - prev_retx, s.fast_retx - prev_lost,
+			       i, (uint64_t)(r.comm_end_us - r.comm_start_us), s.pkts_retx - prev_retx, s.fast_retx - prev_lost,
 			       s.rtos - prev_rtos, s.cc.cwnd, s.srtt_us, s.cc.gain / 1024.0,
 			       s.cc.rate_bps / 1e6, s.cnp_rx - prev_cnps);
 			prev_cnps = s.cnp_rx;
@@ -723,12 +721,8 @@ int CmdEmu(const Options &o)
 	FILE *f = o.csv.empty() ? stdout : fopen(o.csv.c_str(), "w");
 	if (!f)
 		Die(kExitUsage, "cannot write --csv " + o.csv + ": " + strerror(errno));
-	fprintf(f, "job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us\n");
-	for (size_t i = 0; i < recs.size(); i++)
-		fprintf(f, "%s,%zu,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
-			o.job.c_str(), i, recs[i].bytes, (int64_t)(recs[i].start - t0),
-			(int64_t)(recs[i].comm_start - t0), (int64_t)(recs[i].comm_end - t0),
-			(int64_t)(recs[i].end - t0));
+	write_iteration_csv_header(f);
+	write_iteration_csv_rows(f, o.job, recs, (int64_t)t0);
 	if (f != stdout && fclose(f) != 0)
 		Die(kExitUsage, "write error on " + o.csv);
 	PrintConnStats("emu", *c, *ep);
@@ -757,7 +751,7 @@ int main(int argc, char **argv)
 #ifdef MLTCP_DPDK_HAVE_PROFILES
 		rc = CmdEmu(o);
 #else
-		Die(kExitUsage, "emu: built without the profile parser (tools/emu)");
+		Die(kExitUsage, "emu: built without the workload library (workload/)");
 #endif
 	else
 		Die(kExitUsage, "unknown command '" + o.cmd + "' (send, recv, ping, pong, emu; see --help)");

@@ -16,8 +16,9 @@ CHECK_TARGETS += check-emu
 
 EMU_BIN         = $(BUILD)/cmake/tools/emu/mltcp-emu
 MLTCPCTL_BIN    = $(BUILD)/cmake/tools/mltcpctl/mltcpctl
+METRICS_BIN     = $(BUILD)/cmake/workload/mltcp-metrics
 INTERLEAVE      = /usr/bin/python3 $(ROOT)/tools/bench/interleave.py --emu $(EMU_BIN) \
-                  --mltcpctl $(MLTCPCTL_BIN)
+                  --mltcpctl $(MLTCPCTL_BIN) --metrics $(METRICS_BIN)
 REPS           ?= 3
 ITERATIONS     ?= 30
 MIXES          ?= two_identical three_mixed four oversub periods buckets tag dorylus bulk ring

@@ -113,9 +113,10 @@ VM_IL_ARGS       ?=
 
 .PHONY: bench-interleave-vm
 bench-interleave-vm: kmod vm-tools cmake-configure
-	cmake --build $(BUILD)/cmake --target mltcp-emu
+	cmake --build $(BUILD)/cmake --target mltcp-emu mltcp-metrics
 	BUILD=$(BUILD) /usr/bin/python3 $(ROOT)/tools/bench/interleave_vm.py --out $(VM_IL_OUT) \
-	    --emu $(BUILD)/cmake/tools/emu/mltcp-emu --ko $(KMOD_KO) --vmtool $(VM_TOOL) \
+	    --emu $(BUILD)/cmake/tools/emu/mltcp-emu --metrics $(BUILD)/cmake/workload/mltcp-metrics \
+	    --ko $(KMOD_KO) --vmtool $(VM_TOOL) \
 	    --ethtool $(shell command -v ethtool || echo /usr/sbin/ethtool) \
 	    --reps $(VM_IL_REPS) --iterations $(VM_IL_ITERATIONS) --ccs "$(VM_IL_CCS)" $(VM_IL_ARGS)
 

@@ -12,7 +12,7 @@ SIM_PY        := /usr/bin/python3
 
 sim: cmake-configure
 	@test -f /usr/include/ns3/tcp-cubic.h || { echo "sim: ns-3 missing: run 'make deps'"; exit 1; }
-	cmake --build $(BUILD)/cmake -j$(JOBS) --target mltcp-sim sim_model_tests
+	cmake --build $(BUILD)/cmake -j$(JOBS) --target mltcp-sim sim_model_tests mltcp-metrics
 
 # Model unit tests and bad-input checks (ctest label sim), then the smoke run.
 check-sim: sim
@@ -29,7 +29,8 @@ bench-sim: sim
 # docs/img/sim-*.png (about 30-45 minutes on 2 cores).  SIM_HOST_SUMMARY: a
 # `make bench-interleave` session's summary.json (e.g.
 # build/bench-interleave/decrease1/summary.json); when set, the validation
-# table gets its host columns (host mean ratio, sim/host, within 10%) from it.
+# table gets its host columns (host slowdown, p99 ratio, interleaved at, and
+# whether each agrees with the simulator's) from it.
 SIM_HOST_SUMMARY ?=
 sim-experiments: sim
 	$(SIM_PY) $(ROOT)/sim/experiments/run.py --sim $(SIM_BIN) --docs $(ROOT)/docs \

@@ -18,7 +18,7 @@
 // deterministic pattern, so both sides compute the same checksum and any
 // lost or corrupted byte shows.
 //
-// The job emulator's CSV has the columns of tools/emu (mltcp-emu):
+// The job emulator's CSV is the workload library's (workload/iteration.h):
 // job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us, with times
 // in microseconds of CLOCK_REALTIME relative to --t0-us.
 #include <arpa/inet.h>
@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "iteration.h"
 #include "qp_control.h"
 #include "roce_observer.h"
 #include "roce_wire.h"
@@ -216,10 +217,6 @@ int run_server(const Options &o)
 }
 
 // ------------------------------------------------------------------ client
-
-struct IterRecord {
-	uint64_t bytes, start, comm_start, comm_end, end;
-};
 
 class Client {
  public:
@@ -467,7 +464,7 @@ int run_client(const Options &o)
 		printf("mltcp-rdma: %s reaction point paces QP %u in software\n",
 		       ControlName(mode), c->qpn());
 
-	std::vector<IterRecord> recs;
+	std::vector<mltcp_workload::Iteration> recs;
 	if (o.iterations == 0) {
 		cl.Phase(o.bytes, 0);
 	} else {
@@ -478,15 +475,15 @@ int run_client(const Options &o)
 		}
 		sleep_ms(o.offset_ms);
 		for (uint64_t i = 0; i < o.iterations; i++) {
-			IterRecord r{};
+			mltcp_workload::Iteration r{};
 			r.bytes = o.iter_bytes;
-			r.start = real_us();
+			r.start_us = (int64_t)real_us();
 			sleep_ms(o.compute_ms);
-			r.comm_start = real_us();
+			r.comm_start_us = (int64_t)real_us();
 			if (o.hints)
 				ctl.Hint(o.iter_bytes, now_ns());
 			cl.Phase(o.iter_bytes, (uint32_t)i);
-			r.comm_end = r.end = real_us();
+			r.comm_end_us = r.end_us = (int64_t)real_us();
 			recs.push_back(r);
 		}
 	}
@@ -505,17 +502,9 @@ int run_client(const Options &o)
 	       st.min_rate_bps / 1e6, st.iterations, st.hinted, c->device().c_str(), c->qpn(),
 	       cl.first_cut_us());
 	if (!o.csv.empty()) {
-		FILE *f = fopen(o.csv.c_str(), "w");
-		if (!f)
-			fatal(kExitUsage, "cannot write --csv " + o.csv + ": " + strerror(errno));
-		fprintf(f, "job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us\n");
-		for (size_t i = 0; i < recs.size(); i++)
-			fprintf(f, "%s,%zu,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
-				o.job.c_str(), i, recs[i].bytes, (int64_t)(recs[i].start - t0),
-				(int64_t)(recs[i].comm_start - t0), (int64_t)(recs[i].comm_end - t0),
-				(int64_t)(recs[i].end - t0));
-		if (fclose(f))
-			fatal(kExitUsage, "write error on " + o.csv);
+		std::string err = mltcp_workload::write_iteration_csv(o.csv, o.job, recs, (int64_t)t0);
+		if (!err.empty())
+			fatal(kExitUsage, "--csv: " + err);
 	}
 	return kExitOk;
 }
@@ -645,7 +634,7 @@ void usage(FILE *f)
 	      "  --start-us T        begin at CLOCK_REALTIME T us (after connecting), so\n"
 	      "                      several jobs start together\n"
 	      "  --job NAME --csv FILE [--t0-us T]\n"
-	      "                      per-iteration CSV (columns as tools/emu)\n"
+	      "                      per-iteration CSV (the workload schema, as mltcp-emu)\n"
 	      "  --hints             announce each iteration's bytes to the tracker\n"
 	      "  --control C         fixed (needs --rate-mbps), dcqcn, mltcp_dcqcn\n"
 	      "  --rate-mbps R       fixed pacing rate (device rate limit if supported,\n"

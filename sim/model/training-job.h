@@ -27,7 +27,7 @@
 #include "ns3/tcp-congestion-ops.h"
 
 #include "mltcp.hpp"
-#include "profile.h"
+#include "sim-profile.h"
 
 namespace ns3 {
 

@@ -22,7 +22,7 @@
 
 #include "mltcp-dcqcn.h"
 #include "mltcp-tcp.h"
-#include "profile.h"
+#include "sim-profile.h"
 #include "training-job.h"
 
 using namespace ns3;

@@ -52,8 +52,11 @@ PREFIX = "mltcp-tb"
 RX_ADDR = "10.199.0.2"
 PORT = 5001
 RING_PORT = 5002            # every ring rank listens on its own address
-OVERLAP_CLEAN = 0.10        # a phase with less overlap counts as not contended
-CLEAN_RUN = 3               # consecutive clean iterations = interleaved
+CLEAN_RUN = 3               # consecutive clean iterations = interleaved (workload/metrics.h)
+# mltcp-metrics (workload/): the metrics of a run; --metrics or MLTCP_METRICS
+# overrides the build tree's.
+METRICS = os.environ.get("MLTCP_METRICS",
+                         os.path.join(ROOT, "build", "cmake", "workload", "mltcp-metrics"))
 START_LEAD_S = 1.0          # connections are set up before the common start
 BIN_US = 10000              # receiver throughput bins
 
@@ -339,99 +342,62 @@ def read_bins(path):
 # ------------------------------------------------------------ analysis
 
 def p99(values):
+    """Nearest-rank p99 (as workload/stats.h), for the isolated runs' log."""
     v = sorted(values)
     return v[max(1, math.ceil(0.99 * len(v))) - 1]
 
 
-def overlap_fraction(iv, others):
-    """Fraction of interval iv covered by the union of intervals `others`."""
-    s, e = iv
-    if e <= s:
-        return 0.0
-    cut = sorted((max(s, a), min(e, b)) for a, b in others if b > s and a < e)
-    covered, cur_s, cur_e = 0, None, None
-    for a, b in cut:
-        if cur_e is None or a > cur_e:
-            if cur_e is not None:
-                covered += cur_e - cur_s
-            cur_s, cur_e = a, b
-        else:
-            cur_e = max(cur_e, b)
-    if cur_e is not None:
-        covered += cur_e - cur_s
-    return covered / (e - s)
+def set_metrics(path):
+    global METRICS
+    if not os.access(path, os.X_OK):
+        die("mltcp-metrics not found at %s (run make all)" % path, 2)
+    METRICS = path
 
 
-def phase_overlaps(rows_by_job):
-    """{job: [overlap fraction per iteration]} over ML jobs' comm phases."""
-    phases = {j: [(r["comm_start_us"], r["comm_end_us"]) for r in rows]
-              for j, rows in rows_by_job.items()}
-    out = {}
-    for j, ivs in phases.items():
-        others = [iv for k, v in phases.items() if k != j for iv in v]
-        out[j] = [overlap_fraction(iv, others) for iv in ivs]
-    return out
-
-
-def interleaved_at(rows_by_job, overlaps):
-    jobs = list(rows_by_job)
-    if len(jobs) < 2:
-        return None
-    first = rows_by_job[jobs[0]]
-    for k in range(len(first) - CLEAN_RUN + 1):
-        lo, hi = first[k]["comm_start_us"], first[k + CLEAN_RUN - 1]["comm_end_us"]
-        clean = True
-        for j in jobs:
-            for r, ov in zip(rows_by_job[j], overlaps[j]):
-                if r["comm_end_us"] > lo and r["comm_start_us"] < hi and ov >= OVERLAP_CLEAN:
-                    clean = False
-                    break
-            if not clean:
-                break
-        if clean:
-            return k
-    return None
+def run_metrics(paths, iso_us, warmup):
+    """The metrics of one run (ratios, overlap, interleaved_at, ratios after
+    interleaving) from its per-iteration CSVs, computed by mltcp-metrics
+    (workload/metrics.cpp, the code the simulator links).  `paths` in job
+    order, the first job's iterations are the ones interleaved_at counts;
+    iso_us: {job: isolated mean iteration time in us}."""
+    cmd = [METRICS, "--warmup", str(warmup)]
+    for job, us in iso_us.items():
+        cmd += ["--iso", "%s=%r" % (job, float(us))]
+    p = subprocess.run(cmd + list(paths), capture_output=True, text=True)
+    if p.returncode != 0:
+        die("mltcp-metrics failed: %s" % (p.stderr.strip() or p.returncode))
+    return json.loads(p.stdout)
 
 
 def analyse(mix, cc, rows_by_job, iso, warmup, rundir, bulk_iso_rate, bulk_seconds):
     ml = {j: rows for j, rows in rows_by_job.items() if rows}
-    overlaps = phase_overlaps(ml)
+    profile_of = dict(MIXES[mix][1])
+    m = run_metrics([os.path.join(rundir, j + ".csv") for j in ml],
+                    {j: iso[(profile_of[j], cc)] for j in ml}, warmup)
     per_job = {}
-    for j, rows in ml.items():
-        prof = dict(MIXES[mix][1])[j]
-        times = [r["end_us"] - r["start_us"] for r in rows][warmup:]
-        base = iso[(prof, cc)]
-        per_job[j] = {
-            "profile": prof,
-            "iterations": len(rows),
-            "mean_us": statistics.mean(times),
-            "p99_us": p99(times),
-            "iso_mean_us": base,
-            "mean_ratio": statistics.mean(times) / base,
-            "p99_ratio": p99(times) / base,
-            "overlap_mean": statistics.mean(overlaps[j][warmup:]),
+    for jm in m["jobs"]:
+        per_job[jm["job"]] = {
+            "profile": profile_of[jm["job"]],
+            "iterations": jm["iterations"],
+            "mean_us": jm["mean_us"],
+            "p99_us": jm["p99_us"],
+            "iso_mean_us": jm["iso_mean_us"],
+            "mean_ratio": jm["mean_ratio"],
+            "p99_ratio": jm["p99_ratio"],
+            "overlap_mean": jm["overlap_mean"],
         }
     res = {
         "mix": mix, "cc": cc, "jobs": per_job,
-        "mean_ratio": statistics.mean(v["mean_ratio"] for v in per_job.values()),
-        "p99_ratio": max(v["p99_ratio"] for v in per_job.values()),
-        "overlap_mean": statistics.mean(v["overlap_mean"] for v in per_job.values()),
-        "interleaved_at": interleaved_at(ml, overlaps) if len(ml) > 1 else None,
+        "mean_ratio": m["mean_ratio"],
+        "p99_ratio": m["p99_ratio"],
+        "overlap_mean": m["overlap_mean"],
+        "interleaved_at": m["interleaved_at"],
     }
     # The same ratios restricted to iterations that start once the schedule
     # is interleaved ("after interleaving" in the targets).
-    k = res["interleaved_at"]
-    if k is not None:
-        t_il = ml[list(ml)[0]][k]["start_us"]
-        after = {}
-        for j, rows in ml.items():
-            times = [r["end_us"] - r["start_us"] for r in rows if r["start_us"] >= t_il]
-            if times:
-                after[j] = (statistics.mean(times) / per_job[j]["iso_mean_us"],
-                            p99(times) / per_job[j]["iso_mean_us"])
-        if after:
-            res["mean_ratio_after"] = statistics.mean(v[0] for v in after.values())
-            res["p99_ratio_after"] = max(v[1] for v in after.values())
+    if m["mean_ratio_after"] is not None:
+        res["mean_ratio_after"] = m["mean_ratio_after"]
+        res["p99_ratio_after"] = m["p99_ratio_after"]
     bulk_jobs = [j for j, p in MIXES[mix][1] if p == "bulk"]
     if bulk_jobs and bulk_iso_rate:
         res["bulk_share"] = bulk_share(rundir, bulk_jobs[0], ml, bulk_iso_rate.get(cc),
@@ -475,11 +441,11 @@ def measure_isolated(args, profiles, ccs, outdir):
                 bulk_rate[cc] = sum(bins[:-1]) / (max(1, len(bins) - 1) * BIN_US / 1e6)
                 log("isolated %-10s %-12s %.1f Mbit/s" % (prof, cc, bulk_rate[cc] * 8e-6))
                 continue
-            rows = run_jobs(args, rundir, [("solo", prof)], cc, args.iso_iterations)["solo"]
-            times = [r["end_us"] - r["start_us"] for r in rows][args.warmup:]
-            iso[(prof, cc)] = statistics.mean(times)
+            run_jobs(args, rundir, [("solo", prof)], cc, args.iso_iterations)
+            solo = run_metrics([os.path.join(rundir, "solo.csv")], {}, args.warmup)["jobs"][0]
+            iso[(prof, cc)] = solo["mean_us"]
             log("isolated %-10s %-12s mean %.1f ms p99 %.1f ms" %
-                (prof, cc, iso[(prof, cc)] / 1e3, p99(times) / 1e3))
+                (prof, cc, solo["mean_us"] / 1e3, solo["p99_us"] / 1e3))
     return iso, bulk_rate
 
 
@@ -622,6 +588,8 @@ def main():
                                  epilog="Mixes: " + " ".join(MIXES))
     ap.add_argument("--emu", default="", help="mltcp-emu binary")
     ap.add_argument("--mltcpctl", default="", help="mltcpctl binary (to load mltcp)")
+    ap.add_argument("--metrics", default=METRICS,
+                    help="mltcp-metrics binary (default %(default)s)")
     ap.add_argument("--profiles", default=os.path.join(ROOT, "profiles", "jobs.prof"),
                     help="profile file (default profiles/jobs.prof)")
     ap.add_argument("--out", required=True, help="output directory")
@@ -647,6 +615,7 @@ def main():
     ap.add_argument("--report", action="store_true",
                     help="only re-print table and targets of the session in --out")
     args = ap.parse_args()
+    set_metrics(args.metrics)
     if args.report:
         report(args.out)
         return

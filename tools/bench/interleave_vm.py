@@ -354,6 +354,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="session directory")
     ap.add_argument("--emu", default="", help="mltcp-emu binary (copied into the guest)")
+    ap.add_argument("--metrics", default=il.METRICS,
+                    help="mltcp-metrics binary, the runs' metrics (default %(default)s)")
     ap.add_argument("--ko", default="", help="tcp_mltcp.ko built for Debian's kernel")
     ap.add_argument("--vmtool", default="", help="mltcp_vmtool (static)")
     ap.add_argument("--ethtool", default=shutil.which("ethtool") or "/usr/sbin/ethtool")
@@ -390,6 +392,7 @@ def main():
     ap.add_argument("--report", action="store_true", help="re-analyse the CSVs in --out")
     ap.add_argument("--no-plots", action="store_true")
     args = ap.parse_args()
+    il.set_metrics(args.metrics)
     ccs = args.ccs.split()
     for kv in args.param:
         if not re.fullmatch(r"[a-z_]+=\d+", kv):

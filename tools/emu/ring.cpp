@@ -21,7 +21,7 @@ uint64_t ring_bytes_sent(uint64_t total, uint32_t ranks, uint32_t rank)
 {
 	uint64_t sum = 0;
 	for (uint32_t t = 0; t < ring_steps(ranks); t++)
-		sum += split_share(total, ranks, ring_step(ranks, rank, t).send_chunk);
+		sum += mltcp_workload::split_share(total, ranks, ring_step(ranks, rank, t).send_chunk);
 	return sum;
 }
 

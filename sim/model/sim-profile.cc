@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// profile.cc - the simulator's view of the shared job-profile format (parsed
-// by tools/emu/profile.cpp, the format's reference parser).
-#include "profile.h"
+// sim-profile.cc - the simulator's view of the shared job-profile format
+// (parsed by the workload library's parser, workload/profile.cpp).
+#include "sim-profile.h"
 
 #include <cerrno>
 #include <cmath>
@@ -11,13 +11,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "../../tools/emu/profile.h"  // the format's reference parser
+#include "profile.h"  // workload/: the format's parser
 
 namespace mltcp_sim {
 
 namespace {
 
-JobProfile FromEmu(const mltcp_emu::Profile& e) {
+JobProfile FromEmu(const mltcp_workload::Profile& e) {
   JobProfile p;
   p.name = e.name;
   p.compute_ms = static_cast<double>(e.compute_us) / 1000.0;
@@ -31,7 +31,7 @@ JobProfile FromEmu(const mltcp_emu::Profile& e) {
   return p;
 }
 
-void Add(ProfileSet& set, const std::vector<mltcp_emu::Profile>& all, const std::string& origin) {
+void Add(ProfileSet& set, const std::vector<mltcp_workload::Profile>& all, const std::string& origin) {
   for (const auto& e : all) {
     if (set.profiles.count(e.name))
       throw ProfileError(origin + ":" + std::to_string(e.line) + ": profile '" + e.name +
@@ -57,7 +57,7 @@ uint64_t SplitShare(uint64_t total, uint32_t parts, uint32_t part) {
 uint64_t ParseBytes(const std::string& s) {
   if (!s.empty() && s[0] == '-')
     throw std::invalid_argument("'" + s + "' is negative");
-  return mltcp_emu::parse_byte_count(s);
+  return mltcp_workload::parse_byte_count(s);
 }
 
 const JobProfile& ProfileSet::Get(const std::string& name) const {
@@ -74,8 +74,8 @@ const JobProfile& ProfileSet::Get(const std::string& name) const {
 ProfileSet ParseProfiles(const std::string& text, const std::string& origin) {
   ProfileSet set;
   try {
-    Add(set, mltcp_emu::parse_profiles(text, origin), origin);
-  } catch (const mltcp_emu::ProfileError& e) {
+    Add(set, mltcp_workload::parse_profiles(text, origin), origin);
+  } catch (const mltcp_workload::ProfileError& e) {
     throw ProfileError(e.what());
   }
   return set;
@@ -94,8 +94,8 @@ ProfileSet LoadProfiles(const std::vector<std::string>& paths) {
       throw ProfileError("cannot read profile file '" + path +
                          "': read failed (is it a directory?) (pass --profiles <file>)");
     try {
-      Add(set, mltcp_emu::parse_profiles(ss.str(), path), path);
-    } catch (const mltcp_emu::ProfileError& e) {
+      Add(set, mltcp_workload::parse_profiles(ss.str(), path), path);
+    } catch (const mltcp_workload::ProfileError& e) {
       throw ProfileError(e.what());
     }
   }

@@ -1,6 +1,6 @@
-// stats.h - iteration-time statistics used by the emulator's JSON summary
-// (and mirrored by tools/bench/interleave.py, which recomputes them from the
-// CSV across jobs).  p99 is the nearest-rank percentile.
+// stats.h - iteration-time statistics: mean, p50 and p99 (nearest rank)
+// after a warm-up, for the emulator's JSON summary and the metrics
+// (metrics.h) that every workload tool and the benchmarks share.
 #pragma once
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace mltcp_emu {
+namespace mltcp_workload {
 
 struct IterStats {
 	size_t n = 0;
@@ -47,4 +47,4 @@ inline IterStats iter_stats(const std::vector<double> &us, size_t warmup)
 	return s;
 }
 
-}  // namespace mltcp_emu
+}  // namespace mltcp_workload

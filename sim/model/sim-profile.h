@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// profile.h - training-job profiles for the simulator.  The file format is
-// the one shared with the host emulator (profiles/README.md) and is parsed
-// by its reference parser (tools/emu/profile.cpp), so both read the same
+// sim-profile.h - training-job profiles for the simulator.  The file format
+// is the one every workload tool reads (profiles/README.md) and is parsed by
+// the workload library (workload/profile.cpp), so all read the same
 // bytes the same way; this adapter adds what the simulator needs: the
 // profile-mix list, several files at once, and scaling from the 200 Mbit/s
 // host testbed the profiles are sized for to the simulated link rate.

@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-namespace mltcp_emu {
+namespace mltcp_workload {
 namespace {
 
 // Fields the emulator does not use but the format documents (where the
@@ -241,4 +241,4 @@ uint64_t split_share(uint64_t total, uint32_t parts, uint32_t part)
 	return total / parts + (part < total % parts ? 1 : 0);
 }
 
-}  // namespace mltcp_emu
+}  // namespace mltcp_workload

@@ -1,6 +1,7 @@
-// profile.h - training-job profiles: the line-oriented file format shared by
-// the host emulator (mltcp-emu) and the ns-3 job application (sim/).  The
-// format is described in profiles/README.md; this parser is its reference.
+// profile.h - training-job profiles: the line-oriented file format every
+// workload reads (mltcp-emu, the ns-3 job application in sim/, mltcp-dpdk
+// emu).  The format is described in profiles/README.md; this parser is its
+// only implementation.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace mltcp_emu {
+namespace mltcp_workload {
 
 // Bounds that keep a typo from asking for a terabyte or a day of compute.
 constexpr uint64_t kMaxBytesPerIteration = 64ULL << 30;	// 64 GiB
@@ -53,4 +54,4 @@ uint64_t iteration_bytes(const Profile &p, uint64_t i);
 // (the first total % parts shares get one byte more).
 uint64_t split_share(uint64_t total, uint32_t parts, uint32_t part);
 
-}  // namespace mltcp_emu
+}  // namespace mltcp_workload

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# metrics_cli_test.sh - mltcp-metrics over the recorded CSVs in data/: the
+# hand-computed figures of data/README.md, and bad input (exit 2 with a
+# message naming the option, file or line).
+# usage: metrics_cli_test.sh <mltcp-metrics> <data dir>
+set -euo pipefail
+bin=${1:?usage: metrics_cli_test.sh <mltcp-metrics> <data dir>}
+data=${2:?usage: metrics_cli_test.sh <mltcp-metrics> <data dir>}
+fail=0
+
+out=$("$bin" --warmup 1 --iso a=200 --iso b=200 "$data/a.csv" "$data/b.csv")
+/usr/bin/python3 - "$out" <<'PY' || fail=1
+import json, sys
+m = json.loads(sys.argv[1])
+want = {"mean_ratio": 1.15, "p99_ratio": 1.5, "overlap_mean": 0.2, "interleaved_at": 2,
+        "mean_ratio_after": 1.0625, "p99_ratio_after": 1.5}
+bad = [k for k, v in want.items() if m[k] is None or abs(m[k] - v) > 1e-9]
+jobs = {j["job"]: j for j in m["jobs"]}
+if [jobs["a"]["mean_ratio"], jobs["b"]["mean_ratio"]] != [1.1, 1.2] or \
+        jobs["a"]["overlaps"] != [1, 1, 0, 0, 0, 0]:
+    bad.append("per-job")
+if bad:
+    sys.exit("FAIL: mltcp-metrics %s differ from data/README.md: %s" % (bad, m))
+print("ok: figures of data/README.md")
+PY
+# No isolated means: no ratios, null in the JSON.
+"$bin" "$data/a.csv" "$data/b.csv" | grep -q '"mean_ratio": null, "p99_ratio": null' ||
+	{ echo "FAIL: ratios without --iso are not null"; fail=1; }
+
+expect_error() {  # expect_error <text the message must contain> <args...>
+	local want=$1 msg rc=0
+	shift
+	msg=$("$bin" "$@" 2>&1 >/dev/null) || rc=$?
+	if [[ $rc -ne 2 || $msg != *"$want"* ]]; then
+		echo "FAIL: mltcp-metrics $* -> exit $rc, '$msg' (want exit 2 and '$want')"
+		fail=1
+	else
+		echo "ok: $* -> $msg"
+	fi
+}
+expect_error "no CSV file given"
+expect_error "--warmup 'x' is not an integer in 0..1000000 (iterations)" --warmup x "$data/a.csv"
+expect_error "--iso 'a' is not JOB=US with US > 0 (microseconds)" --iso a "$data/a.csv"
+expect_error "--iso 'a=-3' is not JOB=US" --iso a=-3 "$data/a.csv"
+expect_error "--iso: no job 'c' in the CSV files" --iso c=10 "$data/a.csv"
+expect_error "/nonexistent.csv: cannot read" /nonexistent.csv
+expect_error "bad-order.csv:3: column iteration: job a iteration 2 where 1 comes next" \
+	"$data/bad-order.csv"
+expect_error "job a is in two files" "$data/a.csv" "$data/a.csv"
+expect_error "bad option '--bogus'" --bogus
+"$bin" --help | grep -q '^usage: mltcp-metrics' || { echo "FAIL: --help"; fail=1; }
+exit $fail

@@ -1,0 +1,127 @@
+// iteration.cpp - the per-iteration CSV: its one writer and its reader
+// (iteration.h).
+#include "iteration.h"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace mltcp_workload {
+
+const char kIterationCsvHeader[] = "job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us";
+
+void write_iteration_csv_header(FILE *f)
+{
+	fprintf(f, "%s\n", kIterationCsvHeader);
+}
+
+void write_iteration_csv_rows(FILE *f, const std::string &job, const std::vector<Iteration> &its,
+			      int64_t t0_us)
+{
+	for (size_t i = 0; i < its.size(); i++) {
+		const Iteration &r = its[i];
+		fprintf(f, "%s,%zu,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+			job.c_str(), i, r.bytes, r.start_us - t0_us, r.comm_start_us - t0_us,
+			r.comm_end_us - t0_us, r.end_us - t0_us);
+	}
+}
+
+std::string write_iteration_csv(const std::string &path, const std::string &job,
+				const std::vector<Iteration> &its, int64_t t0_us)
+{
+	FILE *f = fopen(path.c_str(), "w");
+	if (!f)
+		return "cannot write " + path + ": " + strerror(errno);
+	write_iteration_csv_header(f);
+	write_iteration_csv_rows(f, job, its, t0_us);
+	if (fclose(f))
+		return "write error on " + path;
+	return "";
+}
+
+namespace {
+
+int64_t parse_int(const std::string &s, const std::string &where, bool is_unsigned)
+{
+	char *end = nullptr;
+	errno = 0;
+	long long v = strtoll(s.c_str(), &end, 10);
+	if (s.empty() || *end || errno || (is_unsigned && v < 0))
+		throw IterationCsvError(where + ": '" + s + "' is not " +
+					(is_unsigned ? "a non-negative integer" : "an integer"));
+	return v;
+}
+
+}  // namespace
+
+std::vector<JobIterations> parse_iteration_csv(const std::string &text, const std::string &origin)
+{
+	static const char *kColumns[] = {"job", "iteration", "bytes", "start_us",
+					 "comm_start_us", "comm_end_us", "end_us"};
+	std::vector<JobIterations> jobs;
+	std::istringstream in(text);
+	std::string line;
+	int lineno = 0;
+	if (!std::getline(in, line) || line != kIterationCsvHeader)
+		throw IterationCsvError(origin + ":1: header is not '" + std::string(kIterationCsvHeader) +
+					"'");
+	lineno = 1;
+	while (std::getline(in, line)) {
+		lineno++;
+		if (line.empty())
+			continue;
+		std::vector<std::string> f;
+		std::stringstream ss(line);
+		std::string cell;
+		while (std::getline(ss, cell, ','))
+			f.push_back(cell);
+		if (!line.empty() && line.back() == ',')
+			f.push_back("");
+		const std::string at = origin + ":" + std::to_string(lineno);
+		if (f.size() != 7)
+			throw IterationCsvError(at + ": " + std::to_string(f.size()) +
+						" columns, the schema has 7");
+		if (f[0].empty())
+			throw IterationCsvError(at + ": column job is empty");
+		auto col = [&](int c) { return at + ": column " + kColumns[c]; };
+		int64_t iter = parse_int(f[1], col(1), true);
+		Iteration r;
+		r.bytes = (uint64_t)parse_int(f[2], col(2), true);
+		r.start_us = parse_int(f[3], col(3), false);
+		r.comm_start_us = parse_int(f[4], col(4), false);
+		r.comm_end_us = parse_int(f[5], col(5), false);
+		r.end_us = parse_int(f[6], col(6), false);
+		if (r.comm_start_us > r.comm_end_us || r.start_us > r.end_us)
+			throw IterationCsvError(at + ": a phase ends before it starts "
+						     "(comm_start_us > comm_end_us or start_us > end_us)");
+		JobIterations *j = nullptr;
+		for (auto &x : jobs)
+			if (x.job == f[0])
+				j = &x;
+		if (!j) {
+			jobs.push_back({f[0], {}});
+			j = &jobs.back();
+		}
+		if ((size_t)iter != j->iterations.size())
+			throw IterationCsvError(col(1) + ": job " + f[0] + " iteration " + f[1] +
+						" where " + std::to_string(j->iterations.size()) +
+						" comes next");
+		j->iterations.push_back(r);
+	}
+	return jobs;
+}
+
+std::vector<JobIterations> read_iteration_csv(const std::string &path)
+{
+	std::ifstream f(path);
+	if (!f)
+		throw IterationCsvError(path + ": cannot read: " + strerror(errno));
+	std::stringstream ss;
+	ss << f.rdbuf();
+	return parse_iteration_csv(ss.str(), path);
+}
+
+}  // namespace mltcp_workload

@@ -1,0 +1,158 @@
+// metrics.cpp - ratios, overlap and interleaved_at of a run (metrics.h).
+#include "metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "stats.h"
+
+namespace mltcp_workload {
+
+double overlap_fraction(Phase iv, const std::vector<Phase> &others)
+{
+	if (iv.end_us <= iv.start_us)
+		return 0.0;
+	std::vector<Phase> cut;
+	for (const Phase &o : others)
+		if (o.end_us > iv.start_us && o.start_us < iv.end_us)
+			cut.push_back({std::max(iv.start_us, o.start_us), std::min(iv.end_us, o.end_us)});
+	std::sort(cut.begin(), cut.end(), [](const Phase &a, const Phase &b) {
+		return a.start_us < b.start_us || (a.start_us == b.start_us && a.end_us < b.end_us);
+	});
+	int64_t covered = 0;
+	bool open = false;
+	Phase cur{0, 0};
+	for (const Phase &p : cut) {
+		if (!open || p.start_us > cur.end_us) {
+			if (open)
+				covered += cur.end_us - cur.start_us;
+			cur = p;
+			open = true;
+		} else {
+			cur.end_us = std::max(cur.end_us, p.end_us);
+		}
+	}
+	if (open)
+		covered += cur.end_us - cur.start_us;
+	return (double)covered / (double)(iv.end_us - iv.start_us);
+}
+
+std::vector<std::vector<double>> phase_overlaps(const std::vector<JobIterations> &jobs,
+						const Contention &c)
+{
+	std::vector<std::vector<double>> out(jobs.size());
+	for (size_t j = 0; j < jobs.size(); j++) {
+		std::vector<Phase> others;
+		for (size_t k = 0; k < jobs.size(); k++) {
+			if (k == j || (c.contend && !c.contend(j, k)))
+				continue;
+			for (const Iteration &r : jobs[k].iterations)
+				others.push_back({r.comm_start_us, r.comm_end_us});
+			if (k < c.background.size())
+				others.insert(others.end(), c.background[k].begin(), c.background[k].end());
+		}
+		for (const Iteration &r : jobs[j].iterations)
+			out[j].push_back(overlap_fraction({r.comm_start_us, r.comm_end_us}, others));
+	}
+	return out;
+}
+
+int interleaved_at(const std::vector<JobIterations> &jobs,
+		   const std::vector<std::vector<double>> &overlaps)
+{
+	if (jobs.size() < 2)
+		return -1;
+	const auto &first = jobs[0].iterations;
+	for (size_t k = 0; k + kCleanRun <= first.size(); k++) {
+		const int64_t lo = first[k].comm_start_us, hi = first[k + kCleanRun - 1].comm_end_us;
+		bool clean = true;
+		for (size_t j = 0; j < jobs.size() && clean; j++) {
+			const auto &its = jobs[j].iterations;
+			for (size_t i = 0; i < its.size() && i < overlaps[j].size(); i++)
+				if (its[i].comm_end_us > lo && its[i].comm_start_us < hi &&
+				    overlaps[j][i] >= kOverlapClean) {
+					clean = false;
+					break;
+				}
+		}
+		if (clean)
+			return (int)k;
+	}
+	return -1;
+}
+
+namespace {
+
+std::vector<double> iteration_times(const std::vector<Iteration> &its)
+{
+	std::vector<double> t;
+	for (const Iteration &r : its)
+		t.push_back((double)(r.end_us - r.start_us));
+	return t;
+}
+
+double mean_of(const std::vector<double> &v)
+{
+	double s = 0;
+	for (double x : v)
+		s += x;
+	return v.empty() ? 0 : s / (double)v.size();
+}
+
+}  // namespace
+
+RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
+		       const std::vector<double> &iso_mean_us, size_t warmup, const Contention &c)
+{
+	RunMetrics m;
+	m.overlaps = phase_overlaps(jobs, c);
+	m.interleaved_at = interleaved_at(jobs, m.overlaps);
+	std::vector<double> ratios, p99s, overlap_means;
+	for (size_t j = 0; j < jobs.size(); j++) {
+		JobMetrics jm;
+		const auto &its = jobs[j].iterations;
+		jm.iterations = its.size();
+		IterStats s = iter_stats(iteration_times(its), warmup);
+		jm.mean_us = s.mean_us;
+		jm.p99_us = s.p99_us;
+		jm.iso_mean_us = j < iso_mean_us.size() && iso_mean_us[j] > 0 ? iso_mean_us[j] : 0;
+		jm.mean_ratio = jm.iso_mean_us > 0 ? jm.mean_us / jm.iso_mean_us : NAN;
+		jm.p99_ratio = jm.iso_mean_us > 0 ? jm.p99_us / jm.iso_mean_us : NAN;
+		const auto &ov = m.overlaps[j];
+		size_t w = warmup < ov.size() ? warmup : 0;
+		jm.overlap_mean = mean_of(std::vector<double>(ov.begin() + (long)w, ov.end()));
+		if (jm.iso_mean_us > 0) {
+			ratios.push_back(jm.mean_ratio);
+			p99s.push_back(jm.p99_ratio);
+		}
+		overlap_means.push_back(jm.overlap_mean);
+		m.jobs.push_back(jm);
+	}
+	m.mean_ratio = ratios.empty() ? NAN : mean_of(ratios);
+	m.p99_ratio = p99s.empty() ? NAN : *std::max_element(p99s.begin(), p99s.end());
+	m.overlap_mean = mean_of(overlap_means);
+	if (m.interleaved_at >= 0) {
+		const int64_t t_il = jobs[0].iterations[(size_t)m.interleaved_at].start_us;
+		std::vector<double> after_mean, after_p99;
+		for (size_t j = 0; j < jobs.size(); j++) {
+			if (m.jobs[j].iso_mean_us <= 0)
+				continue;
+			std::vector<double> t;
+			for (const Iteration &r : jobs[j].iterations)
+				if (r.start_us >= t_il)
+					t.push_back((double)(r.end_us - r.start_us));
+			if (t.empty())
+				continue;
+			after_mean.push_back(mean_of(t) / m.jobs[j].iso_mean_us);
+			after_p99.push_back(percentile(t, 99) / m.jobs[j].iso_mean_us);
+		}
+		if (!after_mean.empty()) {
+			m.have_after = true;
+			m.mean_ratio_after = mean_of(after_mean);
+			m.p99_ratio_after = *std::max_element(after_p99.begin(), after_p99.end());
+		}
+	}
+	return m;
+}
+
+}  // namespace mltcp_workload

@@ -1,0 +1,167 @@
+// metrics_cli.cpp - mltcp-metrics: the metrics of metrics.h over per-iteration
+// CSV files (iteration.h), as JSON on stdout.  tools/bench/interleave.py
+// computes every run's ratios, overlap and interleaved_at through it, so the
+// benchmarks and the simulator (which links metrics.cpp) share one
+// implementation.
+#include <getopt.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "iteration.h"
+#include "metrics.h"
+
+using namespace mltcp_workload;
+
+namespace {
+
+constexpr int kExitUsage = 2;
+
+const char kUsage[] =
+	"usage: mltcp-metrics [--warmup N] [--iso JOB=US ...] FILE.csv ...\n"
+	"\n"
+	"Reads per-iteration CSVs (job,iteration,bytes,start_us,comm_start_us,\n"
+	"comm_end_us,end_us; one or more jobs per file; the first job is the one\n"
+	"interleaved_at counts iterations of) and prints the run's metrics as JSON:\n"
+	"per job iterations, mean_us, p99_us (nearest rank, after the warm-up),\n"
+	"iso_mean_us, mean_ratio, p99_ratio, overlap_mean and overlaps (per\n"
+	"iteration); for the run mean_ratio (mean over jobs), p99_ratio (largest\n"
+	"job's), overlap_mean, interleaved_at (first iteration k of the first job\n"
+	"with 3 consecutive iterations whose intersecting phases overlap < 10%),\n"
+	"mean_ratio_after and p99_ratio_after (iterations starting once\n"
+	"interleaved).  null: not defined (no isolated mean, never interleaved).\n"
+	"  --warmup N     iterations of each job left out of mean, p99 and overlap\n"
+	"                 (0..1000000, default 0)\n"
+	"  --iso JOB=US   JOB's isolated mean iteration time in microseconds (> 0);\n"
+	"                 without it JOB has no ratios\n"
+	"exit codes: 0 ok, 2 bad usage or a CSV not in the schema\n";
+
+[[noreturn]] void usage_error(const std::string &msg)
+{
+	fprintf(stderr, "mltcp-metrics: %s (see --help)\n", msg.c_str());
+	exit(kExitUsage);
+}
+
+std::string num(double v)
+{
+	if (!std::isfinite(v))
+		return "null";
+	char b[40];
+	snprintf(b, sizeof(b), "%.17g", v);
+	return b;
+}
+
+std::string json_string(const std::string &s)
+{
+	std::string o = "\"";
+	for (char ch : s) {
+		if (ch == '"' || ch == '\\')
+			o += '\\';
+		if ((unsigned char)ch < 0x20) {
+			char b[8];
+			snprintf(b, sizeof(b), "\\u%04x", ch);
+			o += b;
+			continue;
+		}
+		o += ch;
+	}
+	return o + "\"";
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	static const option opts[] = {{"warmup", 1, nullptr, 'w'},
+				      {"iso", 1, nullptr, 'i'},
+				      {"help", 0, nullptr, 'h'},
+				      {nullptr, 0, nullptr, 0}};
+	size_t warmup = 0;
+	std::vector<std::pair<std::string, double>> iso;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1) {
+		switch (c) {
+		case 'w': {
+			char *end = nullptr;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || optarg[0] == '-' || v > 1000000)
+				usage_error(std::string("--warmup '") + optarg +
+					    "' is not an integer in 0..1000000 (iterations)");
+			warmup = (size_t)v;
+			break;
+		}
+		case 'i': {
+			std::string a = optarg;
+			size_t eq = a.rfind('=');
+			char *end = nullptr;
+			double us = eq == std::string::npos ? 0 : strtod(a.c_str() + eq + 1, &end);
+			if (eq == std::string::npos || eq == 0 || !end || *end || !(us > 0) ||
+			    !std::isfinite(us))
+				usage_error("--iso '" + a + "' is not JOB=US with US > 0 (microseconds)");
+			iso.emplace_back(a.substr(0, eq), us);
+			break;
+		}
+		case 'h':
+			fputs(kUsage, stdout);
+			return 0;
+		default:
+			usage_error(std::string("bad option '") + argv[optind - 1] + "'");
+		}
+	}
+	if (optind >= argc)
+		usage_error("no CSV file given");
+	std::vector<JobIterations> jobs;
+	try {
+		for (int i = optind; i < argc; i++)
+			for (auto &j : read_iteration_csv(argv[i])) {
+				for (const auto &k : jobs)
+					if (k.job == j.job)
+						throw IterationCsvError(std::string(argv[i]) + ": job " +
+									j.job + " is in two files");
+				jobs.push_back(std::move(j));
+			}
+	} catch (const IterationCsvError &e) {
+		fprintf(stderr, "mltcp-metrics: %s\n", e.what());
+		return kExitUsage;
+	}
+	std::vector<double> iso_us(jobs.size(), 0);
+	for (const auto &[name, us] : iso) {
+		bool found = false;
+		for (size_t j = 0; j < jobs.size(); j++)
+			if (jobs[j].job == name) {
+				iso_us[j] = us;
+				found = true;
+			}
+		if (!found)
+			usage_error("--iso: no job '" + name + "' in the CSV files");
+	}
+	RunMetrics m = run_metrics(jobs, iso_us, warmup);
+	std::string o = "{\"jobs\": [";
+	for (size_t j = 0; j < jobs.size(); j++) {
+		const JobMetrics &jm = m.jobs[j];
+		o += std::string(j ? ", " : "") + "{\"job\": " + json_string(jobs[j].job) +
+		     ", \"iterations\": " + std::to_string(jm.iterations) + ", \"mean_us\": " +
+		     num(jm.mean_us) + ", \"p99_us\": " + num(jm.p99_us) + ", \"iso_mean_us\": " +
+		     (jm.iso_mean_us > 0 ? num(jm.iso_mean_us) : "null") + ", \"mean_ratio\": " +
+		     num(jm.mean_ratio) + ", \"p99_ratio\": " + num(jm.p99_ratio) +
+		     ", \"overlap_mean\": " + num(jm.overlap_mean) + ", \"overlaps\": [";
+		for (size_t i = 0; i < m.overlaps[j].size(); i++)
+			o += (i ? ", " : "") + num(m.overlaps[j][i]);
+		o += "]}";
+	}
+	o += "], \"warmup\": " + std::to_string(warmup) + ", \"mean_ratio\": " + num(m.mean_ratio) +
+	     ", \"p99_ratio\": " + num(m.p99_ratio) + ", \"overlap_mean\": " + num(m.overlap_mean) +
+	     ", \"interleaved_at\": " +
+	     (m.interleaved_at < 0 ? std::string("null") : std::to_string(m.interleaved_at)) +
+	     ", \"mean_ratio_after\": " + (m.have_after ? num(m.mean_ratio_after) : "null") +
+	     ", \"p99_ratio_after\": " + (m.have_after ? num(m.p99_ratio_after) : "null") + "}\n";
+	fputs(o.c_str(), stdout);
+	return 0;
+}
