@@ -26,7 +26,8 @@ check-pytorch: cmake-build
 	    MLTCP_LIBRARY=$(BUILD)/cmake/bpf/libmltcp.so.0 $(ROOT)/tests/pytorch/run_tests.sh
 
 bench-pytorch: cmake-build
-	MLTCP_LIBRARY=$(BUILD)/cmake/bpf/libmltcp.so.0 /usr/bin/python3 \
+	MLTCP_LIBRARY=$(BUILD)/cmake/bpf/libmltcp.so.0 MLTCP_METRICS=$(BUILD)/cmake/workload/mltcp-metrics \
+	    /usr/bin/python3 \
 	    $(ROOT)/examples/pytorch/bench.py --out $(BENCH_PT_OUT) --reps $(PT_REPS) \
 	    --iterations $(PT_ITERATIONS) --mixes "$(PT_MIXES)" --ccs "$(PT_CCS)" \
 	    --mltcpctl $(BUILD)/cmake/tools/mltcpctl/mltcpctl

@@ -10,7 +10,8 @@ Mixes:
   small_buckets       --small-bucket-mb buckets: several all-reduces per iteration
   two_identical_hint  two_identical with job-level hints (mltcp ccs only)
 
-Metrics are interleave.py's (imported, docs/evaluation.md): per run the mean
+Metrics are interleave.py's (imported; computed by workload/'s mltcp-metrics,
+$MLTCP_METRICS or the build tree's; docs/evaluation.md): per run the mean
 and p99 ratio of iteration times after --warmup iterations over the isolated
 mean, and the iteration at which the schedule is interleaved.  Prints a
 RESULT line per run, per isolated job (mix=alone, with its communication
@@ -54,22 +55,16 @@ def link_job_csvs(rundir, rows):
             os.symlink(job + "-rank0.csv", dst)
 
 
-def analyse(mix, cc, rows, iso, warmup):
-    overlaps = interleave.phase_overlaps(rows)
+def analyse(mix, cc, rundir, jobs, iso, warmup):
+    """interleave.py's metrics of one run (mltcp-metrics, workload/)."""
     base = iso[config_of(mix) + (cc,)]["mean_us"]
-    per_job = {}
-    for j, r in rows.items():
-        times = [x["end_us"] - x["start_us"] for x in r][warmup:]
-        per_job[j] = {"iterations": len(r), "mean_us": statistics.mean(times),
-                      "p99_us": interleave.p99(times), "iso_mean_us": base,
-                      "mean_ratio": statistics.mean(times) / base,
-                      "p99_ratio": interleave.p99(times) / base,
-                      "overlap_mean": statistics.mean(overlaps[j][warmup:])}
-    return {"mix": mix, "cc": cc, "jobs": per_job,
-            "mean_ratio": statistics.mean(v["mean_ratio"] for v in per_job.values()),
-            "p99_ratio": max(v["p99_ratio"] for v in per_job.values()),
-            "overlap_mean": statistics.mean(v["overlap_mean"] for v in per_job.values()),
-            "interleaved_at": interleave.interleaved_at(rows, overlaps)}
+    m = interleave.run_metrics([os.path.join(rundir, j + ".csv") for j in jobs],
+                               {j: base for j in jobs}, warmup)
+    res = {"mix": mix, "cc": cc, "jobs": {jm["job"]: jm for jm in m["jobs"]}}
+    for k in ("mean_ratio", "p99_ratio", "overlap_mean", "interleaved_at",
+              "mean_ratio_after", "p99_ratio_after"):
+        res[k] = m.get(k)
+    return res
 
 
 def measure_isolated(s, args, ccs, mixes):
@@ -82,9 +77,10 @@ def measure_isolated(s, args, ccs, mixes):
             d = os.path.join(args.out, "isolated", "%s%s-%s" % (key[0], "-hint" * key[1], cc))
             rows = s.run(cc, d, train_args(args, mix, args.iso_iterations), hint=key[1],
                          timeout=args.timeout, jobs=1)["job1"][args.warmup:]
-            t = [r["end_us"] - r["start_us"] for r in rows]
+            solo = interleave.run_metrics([os.path.join(d, "job1-rank0.csv")], {},
+                                          args.warmup)["jobs"][0]
             c = [r["comm_end_us"] - r["comm_start_us"] for r in rows]
-            iso[key] = {"mean_us": statistics.mean(t), "comm_us": statistics.mean(c)}
+            iso[key] = {"mean_us": solo["mean_us"], "comm_us": statistics.mean(c)}
             interleave.log("isolated %-7s %-5s %-12s mean %.1f ms, communication %.1f ms (%.0f%%)"
                            % (key[0], "hint" if key[1] else "", cc, iso[key]["mean_us"] / 1e3,
                               iso[key]["comm_us"] / 1e3,
@@ -178,7 +174,7 @@ def main():
                         rows = s.run(cc, d, train_args(args, mix, args.iterations), hint=hint,
                                      timeout=args.timeout)
                         link_job_csvs(d, rows)
-                        res = analyse(mix, cc, rows, iso, args.warmup)
+                        res = analyse(mix, cc, d, list(rows), iso, args.warmup)
                         res.update(rep=rep, dir=d)
                         results.append(res)
                         with open(os.path.join(d, "result.json"), "w") as f:

@@ -197,9 +197,9 @@ class Session:
 
     def undo(self):
         if os.path.isdir(self.cg_root):
-            for d in sorted(os.listdir(self.cg_root)):
+            for d in sorted(os.listdir(self.cg_root)):   # run() was cut short
                 p = os.path.join(self.cg_root, d)
-                if os.path.isdir(p) and self.mltcpctl and os.path.exists(interleave.AVAIL_CC):
+                if os.path.isdir(p) and self.mltcp.loaded_by_us:
                     interleave.run([self.mltcpctl, "detach", "--cgroup", p], check=False)
             try:
                 remove_cgroup_tree(self.cg_root)

@@ -45,11 +45,13 @@ check() { local what=$1; shift; if "$@" >"$WORK/chk" 2>&1; then ok "$what"; else
 nothing_left() {
 	! ip netns list | grep -q '^mltcp-tb-' &&
 	! ls -d /sys/fs/cgroup/unified/mltcp-pt-* /sys/fs/cgroup/mltcp-pt-* 2>/dev/null | grep -q . &&
-	[[ ! -e /sys/fs/bpf/mltcp ]] && [[ "$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)" == "$ALLOWED" ]]
+	[[ $(mltcp_loaded) == "$LOADED" ]] && [[ "$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)" == "$ALLOWED" ]]
 }
 BG=()
 trap 'for p in "${BG[@]}"; do kill "$p" 2>/dev/null; done; wait; rm -rf "$WORK"' EXIT
 ALLOWED=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+mltcp_loaded() { [[ -e /sys/fs/bpf/mltcp ]] && echo yes || echo no; }
+LOADED=$(mltcp_loaded)   # loaded by someone else before: must stay so
 START=$(date +%s)
 
 echo "== bad input without a job"
