@@ -80,12 +80,7 @@ struct {
 
 /* Job-level hints, keyed by cgroup v2 id (written by mltcp_jobhint.bpf.c),
  * and per socket the last job hint seq it has seen. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, MLTCP_MAX_JOBS);
-	__type(key, __u64);
-	__type(value, struct mltcp_job_hint);
-} mltcp_job_hints SEC(".maps");
+#include "mltcp_job_map.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);

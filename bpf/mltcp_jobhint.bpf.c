@@ -30,12 +30,7 @@ char _license[] SEC("license") = "GPL";
 #define ENOPROTOOPT	92
 
 /* The same map as mltcp.bpf.c's; mltcpctl reuses the pinned one. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, MLTCP_MAX_JOBS);
-	__type(key, __u64);
-	__type(value, struct mltcp_job_hint);
-} mltcp_job_hints SEC(".maps");
+#include "mltcp_job_map.bpf.h"
 
 static __always_inline int mltcp_refuse(int err)
 {

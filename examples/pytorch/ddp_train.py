@@ -21,7 +21,8 @@ namespaces set GLOO_SOCKET_IFNAME to the interface on every rank: Gloo binds
 to the address its hostname resolves to, 127.0.0.1 in a namespace.
 
 --csv writes one row per iteration in the project's workload format
-(job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us; us from t0,
+(job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us; iterations
+from 0, us from t0,
 bytes = what the rank's ring all-reduce sends per iteration).  --start-dir
 synchronises several jobs: the rank creates <dir>/ready-<job>-<rank> once set
 up and waits for <dir>/go (its content: t0 in microseconds since the epoch,
@@ -177,7 +178,7 @@ def main():
         opt.step()
         opt.zero_grad()
         end = now_us()
-        rows.append((args.job, it, nbytes, start - t0, marks.get("comm_start", comm_end) - t0,
+        rows.append((args.job, it - 1, nbytes, start - t0, marks.get("comm_start", comm_end) - t0,
                      comm_end - t0, end - t0))
     dist.barrier()
     if args.csv:

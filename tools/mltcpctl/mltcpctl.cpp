@@ -628,6 +628,28 @@ std::string parse_cgroup_opt(const std::vector<std::string> &args, size_t &i, co
 	return args[++i];
 }
 
+// Attach a loaded cgroup program to cgpath and pin its link at pin, so that
+// the attachment outlives this process.
+void attach_and_pin(struct bpf_program *prog, const std::string &cgpath, const std::string &pin,
+		    const char *what)
+{
+	int cgfd = open(cgpath.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct bpf_link *l = cgfd < 0 ? nullptr : bpf_program__attach_cgroup(prog, cgfd);
+	int aerr = errno;
+	if (cgfd >= 0)
+		close(cgfd);
+	if (!l)
+		fail(kRuntime, "attaching %s to %s failed: %s", what, cgpath.c_str(),
+		     errstr(aerr).c_str());
+	int err = bpf_link__pin(l, pin.c_str());
+	if (err) {
+		bpf_link__destroy(l);
+		fail(kRuntime, "pinning %s failed: %s", pin.c_str(), errstr(err).c_str());
+	}
+	bpf_link__disconnect(l);
+	bpf_link__destroy(l);
+}
+
 std::string job_hint_pin(const Cgroup &cg)
 {
 	return std::string(MLTCP_PIN_JOBHINT_DIR) + "/" + std::to_string(cg.id);
@@ -649,28 +671,15 @@ void attach_job_hints(const Cgroup &cg)
 		mltcp_jobhint_bpf__destroy(skel);
 		fail(kRuntime, "loading the job-hint program failed: %s", errstr(err).c_str());
 	}
-	int cgfd = open(cg.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct bpf_link *l = cgfd < 0 ? nullptr
-				      : bpf_program__attach_cgroup(skel->progs.mltcp_job_hint_set, cgfd);
-	int aerr = errno;
-	if (cgfd >= 0)
-		close(cgfd);
-	if (!l) {
-		mltcp_jobhint_bpf__destroy(skel);
-		fail(kRuntime, "attaching the job-hint program to %s failed: %s", cg.path.c_str(),
-		     errstr(aerr).c_str());
-	}
 	mkdir(MLTCP_PIN_JOBHINT_DIR, 0755);
 	std::string pin = job_hint_pin(cg);
 	unlink(pin.c_str());	// a leftover of a crashed attach
-	err = bpf_link__pin(l, pin.c_str());
-	if (err) {
-		bpf_link__destroy(l);
+	try {
+		attach_and_pin(skel->progs.mltcp_job_hint_set, cg.path, pin, "the job-hint program");
+	} catch (const Failure &) {
 		mltcp_jobhint_bpf__destroy(skel);
-		fail(kRuntime, "pinning %s failed: %s", pin.c_str(), errstr(err).c_str());
+		throw;
 	}
-	bpf_link__disconnect(l);
-	bpf_link__destroy(l);
 	mltcp_jobhint_bpf__destroy(skel);
 }
 
@@ -713,25 +722,13 @@ int cmd_attach(const std::vector<std::string> &args)
 		mltcp_sockops_bpf__destroy(skel);
 		fail(kRuntime, "loading the sock_ops program failed: %s", errstr(err).c_str());
 	}
-	int cgfd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct bpf_link *l = cgfd < 0 ? nullptr
-				      : bpf_program__attach_cgroup(skel->progs.mltcp_select_cc, cgfd);
-	int aerr = errno;
-	if (cgfd >= 0)
-		close(cgfd);
-	if (!l) {
-		mltcp_sockops_bpf__destroy(skel);
-		fail(kRuntime, "attaching to %s failed: %s", path.c_str(), errstr(aerr).c_str());
-	}
 	std::string pin = std::string(MLTCP_PIN_CGROUP_DIR) + "/" + std::to_string(cg.id) + "_" + v.cc;
-	err = bpf_link__pin(l, pin.c_str());
-	if (err) {
-		bpf_link__destroy(l);
+	try {
+		attach_and_pin(skel->progs.mltcp_select_cc, path, pin, "the sock_ops program");
+	} catch (const Failure &) {
 		mltcp_sockops_bpf__destroy(skel);
-		fail(kRuntime, "pinning %s failed: %s", pin.c_str(), errstr(err).c_str());
+		throw;
 	}
-	bpf_link__disconnect(l);
-	bpf_link__destroy(l);
 	mltcp_sockops_bpf__destroy(skel);
 	try {
 		attach_job_hints(cg);
