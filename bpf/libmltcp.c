@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * libmltcp.c - per-socket iteration hints for the MLTCP BPF datapath.
+ * libmltcp.c - iteration hints for the MLTCP BPF datapath.
  *
- * A hint is a read-modify-write of the socket's element in the pinned
- * sk_storage map: bump seq, set bytes, keep applied_seq (written by the
- * congestion control).  Concurrent hints on one socket may merge into one,
- * which is harmless: each says "an iteration starts now".
+ * A per-socket hint is a read-modify-write of the socket's element in the
+ * pinned sk_storage map: bump seq, set bytes, keep applied_seq (written by
+ * the congestion control).  Concurrent hints on one socket may merge into
+ * one, which is harmless: each says "an iteration starts now".
+ *
+ * A job hint is a setsockopt(MLTCP_SOL_JOB) on a throwaway UDP socket,
+ * handled by the cgroup/setsockopt program of the caller's cgroup
+ * (mltcp_jobhint.bpf.c); it needs no BPF permission at all.
  */
 #include "mltcp/libmltcp.h"
 
@@ -21,6 +25,7 @@
 #include <linux/types.h>
 #include <bpf/bpf.h>
 
+#include "mltcp_iter.h"
 #include "mltcp_bpf_shared.h"
 
 #define MLTCP_ERR_LEN 256
@@ -73,12 +78,28 @@ int mltcp_socket_uses_mltcp(int sockfd)
 	return 1;
 }
 
+uint64_t mltcp_hint_bytes_max(void)
+{
+	return MLTCP_HINT_BYTES_MAX;
+}
+
+static int mltcp_check_bytes(uint64_t bytes)
+{
+	if (bytes >= 1 && bytes <= MLTCP_HINT_BYTES_MAX)
+		return 0;
+	return mltcp_fail(EINVAL, "hint size %llu bytes is out of range: an iteration's "
+			  "bytes must be 1..%llu", (unsigned long long)bytes,
+			  (unsigned long long)MLTCP_HINT_BYTES_MAX);
+}
+
 int mltcp_hint_iteration(int sockfd, uint64_t bytes)
 {
 	struct mltcp_hint h;
 	int map_fd, err, uses;
 
 	mltcp_err[0] = '\0';
+	if (mltcp_check_bytes(bytes) < 0)
+		return -1;
 	map_fd = bpf_obj_get(MLTCP_PIN_HINTS);
 	if (map_fd < 0) {
 		err = errno;
@@ -118,4 +139,52 @@ int mltcp_hint_iteration(int sockfd, uint64_t bytes)
 	}
 	close(map_fd);
 	return 0;
+}
+
+/* The caller's cgroup v2 path ("0::/path" in /proc/self/cgroup), for errors. */
+static void mltcp_own_cgroup(char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	snprintf(buf, len, "?");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "%.200s", line + 3);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+int mltcp_hint_job(uint64_t bytes)
+{
+	__u64 val = bytes;
+	char cg[256];
+	int fd, err;
+
+	mltcp_err[0] = '\0';
+	if (mltcp_check_bytes(bytes) < 0)
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return mltcp_fail(errno, "cannot create the socket that carries the job hint: %s",
+				  strerror(errno));
+	if (setsockopt(fd, MLTCP_SOL_JOB, MLTCP_JOB_HINT, &val, sizeof(val)) == 0) {
+		close(fd);
+		return 0;
+	}
+	err = errno;
+	close(fd);
+	mltcp_own_cgroup(cg, sizeof(cg));
+	if (err == ENOPROTOOPT)
+		return mltcp_fail(err, "this process's cgroup %s has no MLTCP attachment, so it "
+				  "may not announce job iterations: ask the operator for "
+				  "'mltcpctl attach --cgroup' on it (or a parent)", cg);
+	if (err == ENOSPC)
+		return mltcp_fail(err, "MLTCP's job table (%d cgroups) is full", MLTCP_MAX_JOBS);
+	return mltcp_fail(err, "the job hint for cgroup %s was refused: %s", cg, strerror(err));
 }

@@ -29,9 +29,11 @@
  *
  * Pinned by mltcpctl under /sys/fs/bpf/mltcp/: config (the .data map
  * holding the runtime parameters mltcp_cfg, a global read directly on every
- * ack), hints (socket storage: "an iteration of N bytes starts now"), stats
- * (an iterator link that reads the socket storage mltcp_flows, which holds
- * the per-flow counters and is deleted in .release), state (mltcpctl's own).
+ * ack), hints (socket storage: "an iteration of N bytes starts now"), jobs
+ * (the same per cgroup, written through mltcp_jobhint.bpf.c), stats (an
+ * iterator link that reads the socket storage mltcp_flows, which holds the
+ * per-flow counters and is deleted in .release), state (mltcpctl's own),
+ * counters (the .bss with the host counters).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -69,6 +71,17 @@ struct {
 	__type(key, int);
 	__type(value, struct mltcp_hint);
 } mltcp_hints SEC(".maps");
+
+/* Job-level hints, keyed by cgroup v2 id (written by mltcp_jobhint.bpf.c),
+ * and per socket the last job hint seq it has seen. */
+#include "mltcp_job_map.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} mltcp_job_seen SEC(".maps");
 
 /* Per-flow stats, in the socket itself: no capacity, no key to compute per
  * ack; read through the iterator mltcp_stats_iter below. */
@@ -204,14 +217,57 @@ static __always_inline __u32 mltcp_guard_undo(__u32 undo, __u32 high)
 /* ---------------------------------------------------------------------- */
 /* Adapters shared by both variants: hints, iteration tracking, stats.     */
 
-/* Apply a pending hint from the application; 1 if one was applied. */
+static __always_inline struct mltcp_job_hint *mltcp_job_of(const struct sock *sk)
+{
+	__u64 cgid = sk->sk_cgrp_data.cgroup->kn->id;
+
+	return bpf_map_lookup_elem(&mltcp_job_hints, &cgid);
+}
+
+/* At .init: the job's hints so far are history, not this socket's start. */
+static __always_inline void mltcp_job_hint_init(struct sock *sk)
+{
+	struct mltcp_job_hint *j = mltcp_job_of(sk);
+	__u64 *seen;
+
+	if (!j)
+		return;	/* the job's first hint, when it comes, is new */
+	seen = bpf_sk_storage_get(&mltcp_job_seen, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (seen)
+		*seen = j->seq;
+}
+
+/* A new job-level hint for the cgroup the socket was created in; 1 if one
+ * was applied. */
+static __always_inline int mltcp_apply_job_hint(struct sock *sk, struct mltcp_iter *it)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_job_hint *j = mltcp_job_of(sk);
+	__u64 *seen;
+
+	if (!j)
+		return 0;
+	seen = bpf_sk_storage_get(&mltcp_job_seen, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!seen || *seen == j->seq)
+		return 0;
+	*seen = j->seq;
+	if (j->bytes == 0 || j->bytes > MLTCP_HINT_BYTES_MAX)
+		return 0;	/* the writer validates; never trust a map */
+	mltcp_iter_hint(it, tp->bytes_acked, j->bytes, mltcp_now_us(tp));
+	return 1;
+}
+
+/* Apply a pending hint from the application; 1 if one was applied.  A
+ * socket with hints of its own ignores its job's hints. */
 static __always_inline int mltcp_apply_hint(struct sock *sk, struct mltcp_iter *it)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_hint *h;
 
 	h = bpf_sk_storage_get(&mltcp_hints, sk, NULL, 0);
-	if (!h || h->seq == h->applied_seq)
+	if (!h)
+		return mltcp_apply_job_hint(sk, it);
+	if (h->seq == h->applied_seq)
 		return 0;
 	h->applied_seq = h->seq;
 	mltcp_iter_hint(it, tp->bytes_acked, h->bytes, mltcp_now_us(tp));
@@ -310,6 +366,7 @@ void BPF_PROG(mltcp_reno_init, struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_reno_flow_init(&ca->f, tp->bytes_acked, mltcp_now_us(tp));
+	mltcp_job_hint_init(sk);
 	ca->guard_high = 0;
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 }
@@ -413,6 +470,7 @@ void BPF_PROG(mltcp_cubic_init, struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_cubic_flow_init(&ca->f, tp->bytes_acked, mltcp_now_us(tp), tp->snd_nxt);
+	mltcp_job_hint_init(sk);
 	mltcp_cubic_guard(sk, ca);
 }
 

@@ -20,6 +20,7 @@
 /* The program's .data map: its global struct mltcp_params mltcp_cfg. */
 #define MLTCP_PIN_CONFIG	MLTCP_PIN_DIR "/config"
 #define MLTCP_PIN_HINTS		MLTCP_PIN_DIR "/hints"
+#define MLTCP_PIN_JOBS		MLTCP_PIN_DIR "/jobs"
 /* A bpf_iter link over the TCP sockets: each read() of this file gives one
  * struct mltcp_flow_record per MLTCP socket of the reader's namespace. */
 #define MLTCP_PIN_STATS		MLTCP_PIN_DIR "/stats"
@@ -27,6 +28,8 @@
 #define MLTCP_PIN_COUNTERS	MLTCP_PIN_DIR "/counters"	/* mltcp.bpf.c .bss */
 /* struct_ops registration: "<dir>/link_<cc>" (link) or "<dir>/ops_<cc>" (map) */
 #define MLTCP_PIN_CGROUP_DIR	MLTCP_PIN_DIR "/cgroups"
+/* one cgroup/setsockopt link per attachment: "<dir>/<cgroup id>" */
+#define MLTCP_PIN_JOBHINT_DIR	MLTCP_PIN_DIR "/jobhint"
 
 /* Hint map value (BPF_MAP_TYPE_SK_STORAGE, keyed by socket fd from
  * userspace).  The application bumps seq; the congestion control applies
@@ -35,6 +38,25 @@ struct mltcp_hint {
 	__u64 seq;		/* bumped by each hint */
 	__u64 bytes;		/* bytes of the iteration that starts now */
 	__u64 applied_seq;	/* last seq the datapath applied */
+};
+
+/*
+ * Job-level hints: "an iteration of N bytes starts now" for every MLTCP
+ * socket of a cgroup.  A process announces it with
+ * setsockopt(any socket it creates, MLTCP_SOL_JOB, MLTCP_JOB_HINT, &bytes,
+ * sizeof(__u64)); the cgroup/setsockopt program that `mltcpctl attach`
+ * puts on the cgroup (mltcp_jobhint.bpf.c) stores it in the jobs map under
+ * the caller's cgroup v2 id, and the congestion control applies it to the
+ * sockets created in that cgroup.  Outside an attached cgroup the option
+ * does not exist (ENOPROTOOPT).  The level is no protocol's SOL_* number.
+ */
+#define MLTCP_SOL_JOB		0x4d4c	/* "ML" */
+#define MLTCP_JOB_HINT		1
+#define MLTCP_MAX_JOBS		16384	/* LRU: cgroup ids are never reused */
+
+struct mltcp_job_hint {
+	__u64 seq;		/* bumped by each hint */
+	__u64 bytes;		/* bytes of the iteration that starts now */
 };
 
 /* The addresses of one live TCP connection (in a stats record). */

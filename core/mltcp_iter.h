@@ -41,6 +41,8 @@
 /* A jump of the cumulative acked counter above this is taken as the counter
  * restarting (new socket state, wrap of the 32-bit snapshot), not as progress. */
 #define MLTCP_MAX_ACK_DELTA	(1U << 30)
+/* Largest hinted iteration size (256 TiB; the ratio is exact below 2^54). */
+#define MLTCP_HINT_BYTES_MAX	(1ULL << 48)
 
 #define MLTCP_RATIO_NONE	MLTCP_U32_MAX	/* no iteration structure */
 

@@ -20,7 +20,7 @@ INTERLEAVE      = /usr/bin/python3 $(ROOT)/tools/bench/interleave.py --emu $(EMU
                   --mltcpctl $(MLTCPCTL_BIN) --metrics $(METRICS_BIN)
 REPS           ?= 3
 ITERATIONS     ?= 30
-MIXES          ?= two_identical three_mixed four oversub periods buckets tag dorylus bulk ring
+MIXES          ?= two_identical three_mixed four oversub periods buckets striped4 striped8 tag dorylus bulk ring
 CCS            ?= reno cubic mltcp mltcp_cubic
 MLTCP_PARAMS   ?=
 HINTS          ?= 0

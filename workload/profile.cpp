@@ -96,13 +96,15 @@ void set_field(Profile &p, const std::string &key, const std::string &val)
 		p.async = parse_bool(val);
 	else if (key == "conns")
 		p.conns = (uint32_t)parse_uint(val, kMaxConns);
+	else if (key == "stripe_chunk")
+		p.stripe_chunk = parse_byte_count(val);
 	else if (key == "bulk")
 		p.bulk = parse_bool(val);
 	else if (kInfoFields.count(key))
 		parse_positive_double(val);
 	else
 		throw std::invalid_argument("unknown field (known: bytes compute_us buckets "
-					    "bucket_gap_us bytes_cycle async conns bulk "
+					    "bucket_gap_us bytes_cycle async conns stripe_chunk bulk "
 					    "model_params workers ref_gbps ref_compute_ms)");
 }
 
@@ -116,6 +118,11 @@ void check_profile(const Profile &p)
 		throw FieldError{"buckets", "must be at least 1"};
 	if (p.conns == 0)
 		throw FieldError{"conns", "must be at least 1"};
+	if (p.stripe_chunk && p.stripe_chunk < kMinStripeChunk)
+		throw FieldError{"stripe_chunk", "must be at least 65536 bytes (64 KiB, the smallest "
+						 "chunk NCCL's socket transport sends)"};
+	if (p.stripe_chunk && p.conns < 2)
+		throw FieldError{"stripe_chunk", "stripes over conns connections: needs conns >= 2"};
 	if (p.bulk)
 		return;
 	if (p.bytes == 0)

@@ -16,6 +16,8 @@ constexpr uint64_t kMaxBytesPerIteration = 64ULL << 30;	// 64 GiB
 constexpr uint64_t kMaxComputeUs = 600ULL * 1000 * 1000;	// 10 min
 constexpr uint32_t kMaxBuckets = 1024;
 constexpr uint32_t kMaxConns = 64;
+// NCCL's socket transport never sends smaller chunks (MIN_CHUNKSIZE).
+constexpr uint64_t kMinStripeChunk = 64 * 1024;
 constexpr double kMaxCycleFactor = 16.0;
 
 struct Profile {
@@ -27,6 +29,8 @@ struct Profile {
 	std::vector<double> bytes_cycle{1.0};	// per-iteration factor on bytes
 	bool async = false;	// compute of i+1 overlaps communication of i
 	uint32_t conns = 1;	// parallel connections the bytes are spread over
+	uint64_t stripe_chunk = 0;	// > 0: NCCL-style round-robin chunks of
+					// this size over the conns (tools/emu/stripe.h)
 	bool bulk = false;	// long-lived non-ML flow: no iterations
 	int line = 0;		// where it was defined
 };

@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """mltcp - MLTCP iteration hints from Python (ctypes binding of libmltcp).
 
-In a PyTorch training loop, one line per iteration before the gradient
-exchange tells the MLTCP congestion control how many bytes this iteration
-sends on a socket:
+One line per iteration before the gradient exchange tells the MLTCP
+congestion control how many bytes this iteration sends:
 
     import mltcp
-    mltcp.hint(sock, nbytes)        # sock: a socket object or an fd
+    mltcp.hint(sock, nbytes)        # on one socket (an object or an fd)
+    mltcp.hint_job(nbytes)          # on every MLTCP socket of this process's
+                                    # cgroup (e.g. the ones PyTorch owns)
 
-Raises MltcpError (an OSError: .errno is EOPNOTSUPP, ENOENT, EACCES, ...)
-with libmltcp's explanation when the socket does not use MLTCP, MLTCP is not
-loaded, or hints are not permitted.  The library is found via $MLTCP_LIBRARY,
+(mltcp_torch.py hooks the latter into PyTorch DDP.)  A size that is not an
+int in 1..max_hint_bytes() raises ValueError.  Delivery failures raise
+MltcpError (an OSError: .errno is EOPNOTSUPP, ENOENT, EACCES, ENOPROTOOPT,
+...) with libmltcp's explanation: the socket does not use MLTCP, MLTCP is not
+loaded, hints are not permitted, the cgroup has no MLTCP attachment.  The library is found via $MLTCP_LIBRARY,
 the build tree (build/cmake/bpf/), this module's install prefix, or the
 dynamic loader's search path, in that order.
 """
@@ -18,7 +21,8 @@ import ctypes
 import ctypes.util
 import os
 
-__all__ = ["hint", "uses_mltcp", "MltcpError", "library_path"]
+__all__ = ["hint", "hint_job", "checked_size", "max_hint_bytes", "uses_mltcp", "MltcpError",
+           "library_path"]
 
 
 class MltcpError(OSError):
@@ -54,6 +58,10 @@ def _load():
             continue
         lib.mltcp_hint_iteration.argtypes = [ctypes.c_int, ctypes.c_uint64]
         lib.mltcp_hint_iteration.restype = ctypes.c_int
+        lib.mltcp_hint_job.argtypes = [ctypes.c_uint64]
+        lib.mltcp_hint_job.restype = ctypes.c_int
+        lib.mltcp_hint_bytes_max.argtypes = []
+        lib.mltcp_hint_bytes_max.restype = ctypes.c_uint64
         lib.mltcp_socket_uses_mltcp.argtypes = [ctypes.c_int]
         lib.mltcp_socket_uses_mltcp.restype = ctypes.c_int
         lib.mltcp_last_error.argtypes = []
@@ -75,9 +83,33 @@ def _raise():
     raise MltcpError(err, _lib.mltcp_last_error().decode(errors="replace"))
 
 
-def hint(sock, nbytes=0):
-    """An iteration of nbytes bytes starts now on sock (0: size unknown)."""
-    if _lib.mltcp_hint_iteration(_fd(sock), int(nbytes)) != 0:
+def max_hint_bytes():
+    """The largest hint size libmltcp accepts (the core's limit)."""
+    return _lib.mltcp_hint_bytes_max()
+
+
+def checked_size(nbytes):
+    """nbytes if it is a valid hint size, else ValueError naming the range."""
+    # ctypes would wrap -5 and 2**64 silently: check before converting.
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int):
+        raise ValueError("hint size must be an int number of bytes, not %s %r"
+                         % (type(nbytes).__name__, nbytes))
+    top = max_hint_bytes()
+    if not 1 <= nbytes <= top:
+        raise ValueError("hint size %d bytes is out of range: an iteration's bytes "
+                         "must be 1..%d" % (nbytes, top))
+    return nbytes
+
+
+def hint(sock, nbytes):
+    """An iteration of nbytes bytes starts now on sock."""
+    if _lib.mltcp_hint_iteration(_fd(sock), checked_size(nbytes)) != 0:
+        _raise()
+
+
+def hint_job(nbytes):
+    """An iteration starts now; each MLTCP socket of this cgroup sends nbytes of it."""
+    if _lib.mltcp_hint_job(checked_size(nbytes)) != 0:
         _raise()
 
 

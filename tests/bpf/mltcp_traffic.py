@@ -10,10 +10,11 @@
           --probe                       connect, report cc, close
           --bulk BYTES [--hint-bytes B] send random bytes, sample cwnd and stats
                                         (optionally after hinting an iteration)
-          --iterations K --bytes N --gap-ms G [--hint]
+          --iterations K --bytes N --gap-ms G [--hint] [--hint-job]
                                         emulated training: compute gap, then N
                                         bytes (waiting until all are acked), K
-                                        times; with --hint, mltcp.hint() first;
+                                        times; with --hint, mltcp.hint() first,
+                                        with --hint-job, mltcp.hint_job();
                                         stats are sampled at each phase end.
           prints one JSON object on stdout.
 
@@ -179,13 +180,15 @@ def client_iterations(s, args, res):
     payload = os.urandom(args.bytes)
     port = s.getsockname()[1]
     phase_end = []
-    if args.hint:
+    if args.hint or args.hint_job:
         sys.path.insert(0, args.pydir)
         import mltcp  # noqa: E402  (the binding under test)
     for _ in range(args.iterations):
         time.sleep(args.gap_ms / 1000.0)  # "compute"
         if args.hint:
             mltcp.hint(s, args.bytes)
+        if args.hint_job:
+            mltcp.hint_job(args.bytes)
         s.sendall(payload)
         wait_drained(s)
         phase_end.append(flow_stats(port))
@@ -228,6 +231,7 @@ def main():
     cl.add_argument("--bytes", type=int, default=0)
     cl.add_argument("--gap-ms", type=float, default=20.0)
     cl.add_argument("--hint", action="store_true")
+    cl.add_argument("--hint-job", action="store_true")
     cl.add_argument("--hint-bytes", type=int, default=0,
                     help="bulk: hint one iteration of this many bytes first")
     cl.add_argument("--hold", type=float, default=0.0, help="seconds to keep the socket open")

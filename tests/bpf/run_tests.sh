@@ -11,7 +11,7 @@
 # comparison, ~22 s, included).
 #
 #   MLTCPCTL=path MLTCP_LIBRARY=path tests/bpf/run_tests.sh [test ...]
-#   tests: select cgroup iterations bulk loss badinput   (default: all)
+#   tests: select cgroup iterations jobhints bulk loss badinput   (default: all)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -236,22 +236,25 @@ test_cgroup() {
 }
 
 # ---------------------------------------------------------------------------
-# check_phases FILE K N MODE: assert iteration tracking from phase-end stats
+# check_phases FILE K N MODE SLOPE INTERCEPT [EXTRA]: assert iteration tracking
+# from phase-end stats; EXTRA iterations more are expected (1 when a cgroup's
+# sock_ops set the cc at connect: the SYN's acked byte is the first "iteration")
 check_phases() {
-	$PY - "$1" "$2" "$3" "$4" "$5" "$6" <<'EOF'
+	$PY - "$1" "$2" "$3" "$4" "$5" "$6" "${7:-0}" <<'EOF'
 import json, sys
 f, K, N, mode, slope, intercept = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+extra = int(sys.argv[7])
 d = json.load(open(f))
 ph = d["phase_end"]
 errs = []
 if len(ph) != K or any(p is None for p in ph):
     sys.exit("missing stats: %r" % ph)
 last = ph[-1]
-if last["iterations"] != K - 1:
-    errs.append("iterations %d, want %d" % (last["iterations"], K - 1))
-want_h = K - 1 if mode == "hint" else 0
-if last["hinted"] != want_h or last["detected"] != K - 1 - want_h:
-    errs.append("hinted %d detected %d, want %d/%d" % (last["hinted"], last["detected"], want_h, K - 1 - want_h))
+if last["iterations"] != K - 1 + extra:
+    errs.append("iterations %d, want %d" % (last["iterations"], K - 1 + extra))
+want_h = K - 1 + extra if mode == "hint" else 0
+if last["hinted"] != want_h or last["detected"] != K - 1 + extra - want_h:
+    errs.append("hinted %d detected %d, want %d/%d" % (last["hinted"], last["detected"], want_h, K - 1 + extra - want_h))
 for i, p in enumerate(ph[1:], 2):
     if abs(p["bytes_per_iter"] - N) > 0.05 * N:
         errs.append("phase %d: bytes_per_iter %d not within 5%% of %d" % (i, p["bytes_per_iter"], N))
@@ -548,6 +551,114 @@ test_loss() {
 }
 
 # ---------------------------------------------------------------------------
+# in_cgroup CG CMD...: run CMD as a process of cgroup CG
+in_cgroup() { local cg=$1; shift; bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@"; }
+
+# job_hint_probe WANT BYTES [raw]: mltcp.hint_job (raw: the bare setsockopt,
+# bypassing libmltcp's checks) from this process; WANT: OK, ValueError, errno
+job_hint_probe() {
+	$PY - "$1" "$2" "${3:-}" "$PYDIR" <<'EOF'
+import errno, socket, struct, sys
+want, nbytes, raw = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "raw"
+sys.path.insert(0, sys.argv[4])
+import mltcp
+try:
+    if raw:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(0x4d4c, 1, struct.pack("=Q", nbytes & (2**64 - 1)))
+    else:
+        mltcp.hint_job(nbytes)
+except ValueError as e:
+    print("ValueError: %s" % e)
+    sys.exit(0 if want == "ValueError" else 1)
+except OSError as e:
+    print("%s %s: %s" % (type(e).__name__, errno.errorcode.get(e.errno), e.strerror))
+    sys.exit(0 if e.errno == getattr(errno, want, None) else 1)
+print("job hint accepted")
+sys.exit(0 if want == "OK" else 1)
+EOF
+}
+jobs_dump() { bpftool -j map dump pinned /sys/fs/bpf/mltcp/jobs; }
+
+# hint_loop CG N: a process in CG announcing job iterations of N bytes every 5 ms
+hint_loop() {
+	bash -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$1" $PY -c "
+import sys, time; sys.path.insert(0, '$PYDIR'); import mltcp
+while True:
+    mltcp.hint_job($2); time.sleep(0.005)" &
+	BG_PIDS+=($!)
+}
+
+test_jobhints() {
+	echo "== job-level hints: per cgroup, only from inside it, per-socket hints win"
+	local K=6 N=1500000 n before
+	mkdir -p "$CG_A" "$CG_B"
+	# Detection impossible (idle threshold >= 5 s): every boundary is a hint.
+	check "load, detection off (idle_min_us=5000000)" "$CTL" load \
+		--param idle_min_us=5000000 --param idle_max_us=10000000
+	check "jobs map is root-only (mode 0600)" test "$(stat -c '%a %u' /sys/fs/bpf/mltcp/jobs)" = "600 0"
+	check "job hint outside any attached cgroup -> ENOPROTOOPT" job_hint_probe ENOPROTOOPT 1000
+	check "attach ${CG_A##*/}" "$CTL" attach --cgroup "$CG_A"
+	check "attach ${CG_B##*/} (cubic)" "$CTL" attach --cgroup "$CG_B" --variant cubic
+	check "  ... job-hint programs on both" bash -c \
+		"bpftool cgroup show '$CG_A' | grep -q setsockopt && bpftool cgroup show '$CG_B' | grep -q setsockopt"
+	check "job hint from the test shell's cgroup -> ENOPROTOOPT" job_hint_probe ENOPROTOOPT 1000
+	check "  ... jobs map still empty" test "$(jobs_dump)" = "[]"
+	for n in 0 -5 $((2**48 + 1)) 18446744073709551616; do
+		check "hint_job($n) in ${CG_A##*/} -> ValueError" in_cgroup "$CG_A" bash -c \
+			"$(declare -f job_hint_probe); PY=$PY PYDIR=$PYDIR job_hint_probe ValueError $n"
+	done
+	for n in 0 $((2**48 + 1)); do
+		check "bare setsockopt of $n bytes in ${CG_A##*/} -> EINVAL (BPF checks too)" in_cgroup \
+			"$CG_A" bash -c "$(declare -f job_hint_probe); PY=$PY PYDIR=$PYDIR job_hint_probe EINVAL $n raw"
+	done
+	check "  ... jobs map still empty" test "$(jobs_dump)" = "[]"
+	check "non-root process in ${CG_A##*/} may hint its job" in_cgroup "$CG_A" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+		"$(declare -f job_hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY job_hint_probe OK 1000"
+	before=$(jobs_dump)
+	check "non-root process outside: refused" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		bash -c "$(declare -f job_hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY job_hint_probe ENOPROTOOPT 1000"
+	check "  ... jobs map unchanged" test "$(jobs_dump)" = "$before"
+
+	next_port
+	server - $PORT "$WORK/srv.json" --bind 127.0.0.1
+	in_cgroup "$CG_A" $PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --iterations $K \
+		--bytes $N --gap-ms 10 --hint-job --pydir "$PYDIR" > "$WORK/iter.json"
+	wait_file "$WORK/srv.json"
+	check "job hints: $((K - 1)) (+ the SYN's) hinted iterations of $N B on ${CG_A##*/}'s socket" \
+		check_phases "$WORK/iter.json" $K $N hint 1536 256 1
+
+	# Another job's hints never reach this job's sockets.
+	hint_loop "$CG_B" 700000
+	next_port
+	server - $PORT "$WORK/srv.json" --bind 127.0.0.1
+	in_cgroup "$CG_A" $PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --iterations 3 \
+		--bytes $N --gap-ms 30 > "$WORK/iso.json"
+	wait_file "$WORK/srv.json"
+	check "${CG_B##*/} hinting every 5 ms: ${CG_A##*/}'s socket has 0 iterations" $PY -c "
+import json; p = json.load(open('$WORK/iso.json'))['phase_end'][-1]
+print('iterations %d hinted %d' % (p['iterations'], p['hinted'])); assert p['iterations'] == 0, p"
+
+	# A socket with hints of its own ignores its job's hints.
+	hint_loop "$CG_A" 700000
+	next_port
+	server - $PORT "$WORK/srv.json" --bind 127.0.0.1
+	in_cgroup "$CG_A" $PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --iterations $K \
+		--bytes $N --gap-ms 10 --hint --pydir "$PYDIR" > "$WORK/iter.json"
+	wait_file "$WORK/srv.json"
+	check "per-socket hints win over the job's (every 5 ms): no extra iterations" \
+		check_phases "$WORK/iter.json" $K $N hint 1536 256 1
+	for n in "${BG_PIDS[@]}"; do kill "$n" 2>/dev/null; done
+	wait 2>/dev/null
+	BG_PIDS=()
+	check "detach ${CG_A##*/} removes its job-hint program" bash -c \
+		"'$CTL' detach --cgroup '$CG_A' && ! bpftool cgroup show '$CG_A' | grep -q setsockopt"
+	check "unload" "$CTL" unload
+	check "nothing of MLTCP remains" nothing_loaded
+}
+
+# ---------------------------------------------------------------------------
 hint_probe() { # WANT_ERRNO CC: hint on a loopback socket using CC
 	$PY - "$1" "$2" "$PYDIR" <<'EOF'
 import errno, socket, sys
@@ -629,7 +740,7 @@ test_badinput() {
 # ---------------------------------------------------------------------------
 START=$(date +%s)
 TESTS=("$@")
-((${#TESTS[@]})) || TESTS=(select cgroup iterations bulk loss badinput)
+((${#TESTS[@]})) || TESTS=(select cgroup iterations jobhints bulk loss badinput)
 for t in "${TESTS[@]}"; do
 	"test_$t"
 	[[ -e /sys/fs/bpf/mltcp ]] && "$CTL" unload >/dev/null 2>&1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # emu_loopback_test.sh - mltcp-emu end to end over loopback (host namespace,
 # 127.0.0.1 only): iteration count, bytes per iteration (TAG-like cycle,
-# buckets over two connections), receiver byte log, timestamps in order; then
+# buckets over two connections; NCCL-style striping over four), receiver byte
+# log, timestamps in order; then
 # bad input: unknown congestion control, profile errors, unreachable receiver,
 # --hints without MLTCP.  Usage: emu_loopback_test.sh <mltcp-emu>
 set -euo pipefail
@@ -18,6 +19,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cat >"$TMP/p.prof" <<'PROF'
 profile tiny bytes=300k compute_us=20000 buckets=3 bucket_gap_us=2000 conns=2 bytes_cycle=1,0.5
+profile striped bytes=1M compute_us=20000 buckets=2 conns=4 stripe_chunk=65536
 PROF
 
 "$EMU" recv --bind 127.0.0.1 --port 0 --port-file "$TMP/port" --log-dir "$TMP" &
@@ -38,6 +40,20 @@ rx_total=$(awk -F, 'NR>1 {s += $2} END {print s}' "$TMP/rx-j1.csv")
 [[ "$rx_total" -eq 900000 ]] || fail "receiver logged $rx_total bytes, expected 900000"
 echo "ok: 4 iterations, 900000 bytes sent and received"
 
+# NCCL-style striping: 2 buckets of 500000 B in 64 KiB chunks round robin over
+# 4 connections (7 whole chunks + 41248 B each: 2+1 chunks on the first ones);
+# the sender checks every connection's confirmed bytes against its stripes.
+"$EMU" recv --bind 127.0.0.1 --port 0 --port-file "$TMP/port3" --log-dir "$TMP" &
+RX=$!
+for _ in $(seq 50); do [[ -s "$TMP/port3" ]] && break; sleep 0.05; done
+"$EMU" send --dst 127.0.0.1:"$(cat "$TMP/port3")" --profile-file "$TMP/p.prof" --profile striped \
+	--job s1 --cc reno --iterations 3 --warmup 1 --csv "$TMP/s1.csv" --json "$TMP/s1.json"
+kill "$RX"; wait "$RX" || true; RX=
+check_iteration_csv "$TMP/s1.csv" s1 3 1000000 1000000 s1
+rx_total=$(awk -F, 'NR>1 {s += $2} END {print s}' "$TMP/rx-s1.csv")
+[[ "$rx_total" -eq 3000000 ]] || fail "striped: receiver logged $rx_total bytes, expected 3000000"
+echo "ok: striped job, 3 iterations of 1000000 bytes over 4 connections"
+
 "$EMU" recv --bind 127.0.0.1 --port 0 --port-file "$TMP/port2" &
 RX=$!
 for _ in $(seq 50); do [[ -s "$TMP/port2" ]] && break; sleep 0.05; done
@@ -52,7 +68,7 @@ fi
 printf 'profile ok bytes=1M compute_us=1\nprofile bad bytes=1M compute_us=1 buckts=2\n' >"$TMP/bad.prof"
 expect_exit 2 "bad.prof:2: field 'buckts': unknown field" "$EMU" send --dst 127.0.0.1:"$PORT" \
 	--profile-file "$TMP/bad.prof" --profile ok
-expect_exit 2 "no profile 'nope' (defined: tiny)" "$EMU" send --dst 127.0.0.1:"$PORT" \
+expect_exit 2 "no profile 'nope' (defined: tiny striped)" "$EMU" send --dst 127.0.0.1:"$PORT" \
 	--profile-file "$TMP/p.prof" --profile nope
 expect_exit 2 "cannot open profile file" "$EMU" profiles --profile-file "$TMP/missing.prof"
 expect_exit 2 "not an integer" "$EMU" send --dst 127.0.0.1:"$PORT" \

@@ -1,5 +1,5 @@
 // emu_unit_tests.cpp - unit tests of the emulator's ring all-reduce schedule
-// (ring.h).  The profile parser, byte splitting and statistics it uses are
+// (ring.h) and message striping (stripe.h).  The profile parser, byte splitting and statistics it uses are
 // tested with the workload library (tests/workload).
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 
 #include "profile.h"
 #include "ring.h"
+#include "stripe.h"
 
 using namespace mltcp_emu;
 using namespace mltcp_workload;
@@ -119,4 +120,49 @@ TEST(Ring, PatternOffsetsInRangeAndDistinct)
 			}
 	EXPECT_EQ(seen.size(), 64u);
 	EXPECT_EQ(ring_pattern_offset(7, 1, 2, period), ring_pattern_offset(7, 1, 2, period));
+}
+
+// NCCL-style striping (stripe.h): chunk j goes to connection j mod K.
+TEST(Stripe, RoundRobinChunks)
+{
+	const uint64_t k64 = 64 * 1024;
+	// 10 chunks + 1000 bytes over 4: chunks 0,4,8 | 1,5,9 | 2,6,(10: short) | 3,7
+	uint64_t total = 10 * k64 + 1000;
+	EXPECT_EQ(stripe_share(total, 4, k64, 0), 3 * k64);
+	EXPECT_EQ(stripe_share(total, 4, k64, 1), 3 * k64);
+	EXPECT_EQ(stripe_share(total, 4, k64, 2), 2 * k64 + 1000);
+	EXPECT_EQ(stripe_share(total, 4, k64, 3), 2 * k64);
+	// Smaller than K chunks: the last connections stay idle.
+	EXPECT_EQ(stripe_share(k64 + 5, 8, k64, 0), k64);
+	EXPECT_EQ(stripe_share(k64 + 5, 8, k64, 1), 5u);
+	EXPECT_EQ(stripe_share(k64 + 5, 8, k64, 2), 0u);
+	EXPECT_EQ(stripe_share(total, 4, k64, 4), 0u);	// no such connection
+	// Every byte goes to exactly one connection.
+	for (uint64_t t : {uint64_t{1}, k64, 3 * k64 - 1, uint64_t{2130000}, uint64_t{7777777}})
+		for (uint32_t k : {2u, 4u, 8u}) {
+			uint64_t sum = 0;
+			for (uint32_t c = 0; c < k; c++)
+				sum += stripe_share(t, k, 128 * 1024, c);
+			EXPECT_EQ(sum, t) << t << " over " << k;
+		}
+}
+
+TEST(Stripe, IterationSharesAddUpOverBuckets)
+{
+	Profile p;
+	p.bytes = 2130000;
+	p.buckets = 3;
+	p.conns = 8;
+	p.stripe_chunk = 128 * 1024;
+	uint64_t sum = 0;
+	for (uint32_t c = 0; c < p.conns; c++) {
+		uint64_t mine = 0;
+		for (uint32_t b = 0; b < p.buckets; b++)
+			mine += message_share(p, split_share(p.bytes, p.buckets, b), c);
+		EXPECT_EQ(iteration_share(p, p.bytes, c), mine);
+		sum += mine;
+	}
+	EXPECT_EQ(sum, p.bytes);
+	p.stripe_chunk = 0;	// equal shares: the nearly equal split
+	EXPECT_EQ(message_share(p, 1000, 0), split_share(1000, 8, 0));
 }

@@ -51,6 +51,9 @@ TEST(Profile, ParsesAllFields)
 	EXPECT_EQ(ps[1].bytes_cycle, (std::vector<double>{1.0, 0.5}));
 	EXPECT_TRUE(ps[1].async);
 	EXPECT_EQ(ps[1].conns, 2u);
+	EXPECT_EQ(parse_profiles("profile s bytes=1M compute_us=1 conns=4 stripe_chunk=65536\n", "t")[0]
+			  .stripe_chunk,
+		  65536u);
 	EXPECT_TRUE(ps[2].bulk);
 	EXPECT_EQ(&find_profile(ps, "b", "t.prof"), &ps[1]);
 }
@@ -83,6 +86,11 @@ TEST(Profile, ErrorsNameLineAndField)
 	EXPECT_NE(error_of("profile a bytes=1.5 compute_us=1\n").find("whole number"), std::string::npos);
 	EXPECT_NE(error_of("profile a bytes=100G compute_us=1\n").find("64 GiB"), std::string::npos);
 	EXPECT_NE(error_of("profile a bytes=3 compute_us=1 buckets=2 conns=2\n").find("smaller than buckets x conns"),
+		  std::string::npos);
+	EXPECT_NE(error_of("profile a bytes=1M compute_us=1 conns=4 stripe_chunk=64000\n")
+			  .find("field 'stripe_chunk': must be at least 65536 bytes"),
+		  std::string::npos);
+	EXPECT_NE(error_of("profile a bytes=1M compute_us=1 stripe_chunk=128k\n").find("needs conns >= 2"),
 		  std::string::npos);
 	EXPECT_NE(error_of("# only a comment\n").find("no profiles"), std::string::npos);
 	EXPECT_THROW(find_profile(parse_profiles("profile a bulk=1\n", "t"), "zz", "t"), ProfileError);

@@ -1,6 +1,7 @@
 // send.cpp - `mltcp-emu send`: one training job over `conns` connections to
 // one receiver.  Per iteration: compute, send the iteration's bytes (in
-// buckets, all connections progressing together), wait for the receiver's
+// buckets, each split over the connections equally or striped NCCL-style,
+// stripe.h; all connections progressing together), wait for the receiver's
 // confirmation of every byte.  A bulk=1 profile streams instead.
 //
 // This differs from a real all-reduce: the K connections of a job all go to
@@ -22,6 +23,7 @@
 #include "job.h"
 #include "profile.h"
 #include "sockets.h"
+#include "stripe.h"
 #include "wire.h"
 
 namespace mltcp_emu {
@@ -84,12 +86,13 @@ std::vector<IterRecord> run_iterations(const Profile &p, const SendOptions &o,
 	return run_schedule(p, o.iterations, t_start, [&](uint64_t i, uint64_t bytes) {
 		if (o.hints)
 			for (uint32_t c = 0; c < fds.size(); c++)
-				hint_iteration(fds[c], split_share(bytes, p.conns, c));
+				if (uint64_t mine = iteration_share(p, bytes, c))
+					hint_iteration(fds[c], mine);
 		for (uint32_t b = 0; b < p.buckets; b++) {
 			uint64_t bucket = split_share(bytes, p.buckets, b);
 			std::vector<Outgoing> out;
 			for (uint32_t c = 0; c < fds.size(); c++) {
-				uint64_t share = split_share(bucket, p.conns, c);
+				uint64_t share = message_share(p, bucket, c);
 				uint32_t fl = (b + 1 == p.buckets) ? (uint32_t)EMU_MSG_CONFIRM : 0u;
 				out.push_back({fds[c], {share, fl, kMsgMagic}, sizeof(emu_msg_hdr), share});
 			}
@@ -98,7 +101,7 @@ std::vector<IterRecord> run_iterations(const Profile &p, const SendOptions &o,
 				sleep_until_us(now_us() + p.bucket_gap_us);
 		}
 		for (uint32_t c = 0; c < fds.size(); c++) {
-			uint64_t got = 0, want = split_share(bytes, p.conns, c);
+			uint64_t got = 0, want = iteration_share(p, bytes, c);
 			if (!read_full(fds[c], &got, sizeof(got)))
 				fatal(kExitNet, "receiver closed the connection during iteration " +
 							std::to_string(i));

@@ -5,11 +5,12 @@
  *
  * All state lives in bpffs under /sys/fs/bpf/mltcp/ so that it outlives this
  * process: the maps (config = the program's .data with its parameters,
- * counters = its .bss with the host counters, hints, state), the stats
- * iterator link (stats), one pin per registered variant (link_<cc> for a
- * struct_ops link on kernels >= 6.4, ops_<cc> for the plainly registered
- * struct_ops map on older ones) and one pinned cgroup sock_ops link per
- * attachment (cgroups/<cgroup id>_<cc>).
+ * counters = its .bss with the host counters, hints, jobs, state), the
+ * stats iterator link (stats), one pin per registered variant (link_<cc>
+ * for a struct_ops link on kernels >= 6.4, ops_<cc> for the plainly
+ * registered struct_ops map on older ones) and one pinned cgroup sock_ops
+ * link per attachment (cgroups/<cgroup id>_<cc>), with its job-hint
+ * setsockopt link (jobhint/<cgroup id>, bpf/mltcp_jobhint.bpf.c).
  * `unload` removes all of it.  Commands that change it hold the state lock
  * (lock.cpp); the exporter (exporter.cpp) and the systemd service's actions
  * (service.cpp) live in their own files.
@@ -50,6 +51,7 @@
 #include "mltcp_bpf_shared.h"
 #include "mltcp.skel.h"
 #include "mltcp_sockops.skel.h"
+#include "mltcp_jobhint.skel.h"
 #include "mltcpctl.h"
 
 void fail(int code, const char *fmt, ...)
@@ -284,21 +286,29 @@ std::vector<std::string> list_dir(const std::string &dir)
 	return out;
 }
 
+// Detach and unpin one pinned cgroup link.
+void unpin_link(const std::string &p)
+{
+	int fd = bpf_obj_get(p.c_str());
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	unlink(p.c_str());
+}
+
 // Detach and unpin every cgroup attachment; returns how many.
 int detach_all_cgroups()
 {
 	int n = 0;
 	for (const auto &name : list_dir(MLTCP_PIN_CGROUP_DIR)) {
-		std::string p = std::string(MLTCP_PIN_CGROUP_DIR) + "/" + name;
-		int fd = bpf_obj_get(p.c_str());
-		if (fd >= 0) {
-			bpf_link_detach(fd);
-			close(fd);
-		}
-		unlink(p.c_str());
+		unpin_link(std::string(MLTCP_PIN_CGROUP_DIR) + "/" + name);
 		n++;
 	}
+	for (const auto &name : list_dir(MLTCP_PIN_JOBHINT_DIR))
+		unpin_link(std::string(MLTCP_PIN_JOBHINT_DIR) + "/" + name);
 	rmdir(MLTCP_PIN_CGROUP_DIR);
+	rmdir(MLTCP_PIN_JOBHINT_DIR);
 	return n;
 }
 
@@ -354,8 +364,8 @@ void unregister_all(std::vector<std::string> &notes)
 
 void remove_pins()
 {
-	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_STATS, MLTCP_PIN_STATE,
-			      MLTCP_PIN_COUNTERS})
+	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_JOBS, MLTCP_PIN_STATS,
+			      MLTCP_PIN_STATE, MLTCP_PIN_COUNTERS})
 		unlink(p);
 	rmdir(MLTCP_PIN_DIR);
 }
@@ -538,6 +548,9 @@ int cmd_load(const std::vector<std::string> &args)
 		pin_map(skel->maps.mltcp_state, MLTCP_PIN_STATE, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.bss, MLTCP_PIN_COUNTERS, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.mltcp_hints, MLTCP_PIN_HINTS, hint_group.empty() ? 0600 : 0660, gid);
+		// Jobs write their own entry through setsockopt (mltcp_jobhint.bpf.c),
+		// never through the map: root only.
+		pin_map(skel->maps.mltcp_job_hints, MLTCP_PIN_JOBS, 0600, static_cast<gid_t>(-1));
 		for (const auto &v : vs)
 			register_variant(v.id == MLTCP_VARIANT_RENO ? skel->maps.mltcp
 								  : skel->maps.mltcp_cubic, v, link_mode);
@@ -618,6 +631,61 @@ std::string parse_cgroup_opt(const std::vector<std::string> &args, size_t &i, co
 	return args[++i];
 }
 
+// Attach a loaded cgroup program to cgpath and pin its link at pin, so that
+// the attachment outlives this process.
+void attach_and_pin(struct bpf_program *prog, const std::string &cgpath, const std::string &pin,
+		    const char *what)
+{
+	int cgfd = open(cgpath.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct bpf_link *l = cgfd < 0 ? nullptr : bpf_program__attach_cgroup(prog, cgfd);
+	int aerr = errno;
+	if (cgfd >= 0)
+		close(cgfd);
+	if (!l)
+		fail(kRuntime, "attaching %s to %s failed: %s", what, cgpath.c_str(),
+		     errstr(aerr).c_str());
+	int err = bpf_link__pin(l, pin.c_str());
+	if (err) {
+		bpf_link__destroy(l);
+		fail(kRuntime, "pinning %s failed: %s", pin.c_str(), errstr(err).c_str());
+	}
+	bpf_link__disconnect(l);
+	bpf_link__destroy(l);
+}
+
+std::string job_hint_pin(const Cgroup &cg)
+{
+	return std::string(MLTCP_PIN_JOBHINT_DIR) + "/" + std::to_string(cg.id);
+}
+
+// The cgroup's job-hint setsockopt program, writing the pinned jobs map.
+void attach_job_hints(const Cgroup &cg)
+{
+	int map_fd = bpf_obj_get(MLTCP_PIN_JOBS);
+	if (map_fd < 0)
+		fail(kRuntime, "%s missing (loaded by an older mltcpctl?): run 'mltcpctl unload' "
+		     "and 'mltcpctl load'", MLTCP_PIN_JOBS);
+	struct mltcp_jobhint_bpf *skel = mltcp_jobhint_bpf__open();
+	int err = skel ? bpf_map__reuse_fd(skel->maps.mltcp_job_hints, map_fd) : -errno;
+	close(map_fd);
+	if (!err)
+		err = mltcp_jobhint_bpf__load(skel);
+	if (err) {
+		mltcp_jobhint_bpf__destroy(skel);
+		fail(kRuntime, "loading the job-hint program failed: %s", errstr(err).c_str());
+	}
+	mkdir(MLTCP_PIN_JOBHINT_DIR, 0755);
+	std::string pin = job_hint_pin(cg);
+	unlink(pin.c_str());	// a leftover of a crashed attach
+	try {
+		attach_and_pin(skel->progs.mltcp_job_hint_set, cg.path, pin, "the job-hint program");
+	} catch (const Failure &) {
+		mltcp_jobhint_bpf__destroy(skel);
+		throw;
+	}
+	mltcp_jobhint_bpf__destroy(skel);
+}
+
 int cmd_attach(const std::vector<std::string> &args)
 {
 	std::string path, variant = "reno";
@@ -658,27 +726,22 @@ int cmd_attach(const std::vector<std::string> &args)
 		mltcp_sockops_bpf__destroy(skel);
 		fail(kRuntime, "loading the sock_ops program failed: %s", errstr(err).c_str());
 	}
-	int cgfd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct bpf_link *l = cgfd < 0 ? nullptr
-				      : bpf_program__attach_cgroup(skel->progs.mltcp_select_cc, cgfd);
-	int aerr = errno;
-	if (cgfd >= 0)
-		close(cgfd);
-	if (!l) {
-		mltcp_sockops_bpf__destroy(skel);
-		fail(kRuntime, "attaching to %s failed: %s", path.c_str(), errstr(aerr).c_str());
-	}
 	std::string pin = std::string(MLTCP_PIN_CGROUP_DIR) + "/" + std::to_string(cg.id) + "_" + v.cc;
-	err = bpf_link__pin(l, pin.c_str());
-	if (err) {
-		bpf_link__destroy(l);
+	try {
+		attach_and_pin(skel->progs.mltcp_select_cc, path, pin, "the sock_ops program");
+	} catch (const Failure &) {
 		mltcp_sockops_bpf__destroy(skel);
-		fail(kRuntime, "pinning %s failed: %s", pin.c_str(), errstr(err).c_str());
+		throw;
 	}
-	bpf_link__disconnect(l);
-	bpf_link__destroy(l);
 	mltcp_sockops_bpf__destroy(skel);
-	std::printf("attached %s to cgroup %s\n", v.cc, path.c_str());
+	try {
+		attach_job_hints(cg);
+	} catch (const Failure &) {
+		unpin_link(pin);
+		throw;
+	}
+	std::printf("attached %s to cgroup %s (job hints: setsockopt level 0x%x)\n", v.cc,
+		    path.c_str(), MLTCP_SOL_JOB);
 	return kOk;
 }
 
@@ -708,6 +771,7 @@ int cmd_detach(const std::vector<std::string> &args)
 	}
 	if (unlink(pin.c_str()) < 0)
 		fail(kRuntime, "removing %s failed: %s", pin.c_str(), errstr(errno).c_str());
+	unpin_link(job_hint_pin(cg));
 	std::printf("detached MLTCP from cgroup %s\n", path.c_str());
 	return kOk;
 }
@@ -1010,7 +1074,9 @@ const Command kCommands[] = {
 	 "usage: mltcpctl attach --cgroup PATH [--variant reno|cubic]\n"
 	 "Make every TCP socket (active and passive) of processes in cgroup v2 directory\n"
 	 "PATH use the variant (default reno = 'mltcp'), even if the process asked for\n"
-	 "another.  Other sockets are left alone.  Needs 'mltcpctl load' first.\n"},
+	 "another.  Other sockets are left alone.  Needs 'mltcpctl load' first.\n"
+	 "Processes in PATH (and below it) may then announce iterations for all their\n"
+	 "cgroup's MLTCP sockets (libmltcp mltcp_hint_job, Python mltcp.hint_job).\n"},
 	{"detach", cmd_detach,
 	 "usage: mltcpctl detach --cgroup PATH\n"
 	 "Remove MLTCP's attachment from cgroup PATH; new sockets there use their own\n"

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libmltcp.h - tell MLTCP's BPF congestion control where training
- * iterations start, one socket at a time.
+ * iterations start, for one socket or for all sockets of the job.
  *
  *   #include <mltcp/libmltcp.h>      (pkg-config --cflags --libs libmltcp)
  *   mltcp_hint_iteration(fd, bytes_this_iteration);   before sending them
+ *   mltcp_hint_job(bytes_per_connection);   the same for every socket of the
+ *                                           caller's cgroup
+ *
+ * Sizes are 1..MLTCP_HINT_BYTES_MAX (2^48) bytes; anything else is EINVAL.
  *
  * The hint lands in the pinned BPF_MAP_TYPE_SK_STORAGE map
  * /sys/fs/bpf/mltcp/hints; the congestion control picks it up when the
@@ -23,8 +27,9 @@ extern "C" {
 #endif
 
 /*
- * "An iteration of `bytes` bytes starts now on `sockfd`" (bytes == 0: size
- * unknown, keep the learned one).  Returns 0, or -1 with errno set:
+ * "An iteration of `bytes` bytes starts now on `sockfd`".  Returns 0, or -1
+ * with errno set:
+ *   EINVAL      bytes is 0 or above 2^48
  *   EOPNOTSUPP  the socket is not TCP or does not use mltcp / mltcp_cubic
  *   ENOENT      MLTCP is not loaded (no /sys/fs/bpf/mltcp/hints)
  *   EACCES/EPERM  not allowed to write hints (see mltcpctl load --hint-group)
@@ -32,6 +37,21 @@ extern "C" {
  * mltcp_last_error() then says what failed and what to do.
  */
 int mltcp_hint_iteration(int sockfd, uint64_t bytes);
+
+/*
+ * "An iteration starts now, each of my MLTCP connections sends `bytes` of
+ * it", for every MLTCP socket created in the caller's cgroup v2 that has no
+ * per-socket hints of its own.  Any process of the cgroup may call it, no
+ * BPF permission needed; nobody outside the cgroup can.  Returns 0, or -1
+ * with errno set:
+ *   EINVAL       bytes is 0 or above 2^48
+ *   ENOPROTOOPT  the caller's cgroup has no 'mltcpctl attach' (nor a parent)
+ *   ENOSPC       MLTCP's job table is full
+ */
+int mltcp_hint_job(uint64_t bytes);
+
+/* The largest valid hint size (the core's MLTCP_HINT_BYTES_MAX). */
+uint64_t mltcp_hint_bytes_max(void);
 
 /* 1 if sockfd uses an MLTCP congestion control, 0 if not, -1 on error. */
 int mltcp_socket_uses_mltcp(int sockfd);
