@@ -662,9 +662,13 @@ std::string job_hint_pin(const Cgroup &cg)
 void attach_job_hints(const Cgroup &cg)
 {
 	int map_fd = bpf_obj_get(MLTCP_PIN_JOBS);
-	if (map_fd < 0)
-		fail(kRuntime, "%s missing (loaded by an older mltcpctl?): run 'mltcpctl unload' "
-		     "and 'mltcpctl load'", MLTCP_PIN_JOBS);
+	if (map_fd < 0) {
+		// The congestion control is selected; only job hints are missing.
+		std::fprintf(stderr, "mltcpctl attach: warning: %s missing (MLTCP loaded by an older "
+			     "mltcpctl): no job-level hints for this cgroup until 'mltcpctl unload' "
+			     "and 'mltcpctl load'\n", MLTCP_PIN_JOBS);
+		return;
+	}
 	struct mltcp_jobhint_bpf *skel = mltcp_jobhint_bpf__open();
 	int err = skel ? bpf_map__reuse_fd(skel->maps.mltcp_job_hints, map_fd) : -errno;
 	close(map_fd);
