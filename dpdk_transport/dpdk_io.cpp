@@ -219,6 +219,8 @@ Port::Port(const PortOptions &o) : o_(o), rng_(o.seed)
 
 Port::~Port()
 {
+	for (uint16_t i = 0; i < rx_n_; i++)
+		rte_pktmbuf_free(rx_[i]);
 	if (held_)
 		rte_pktmbuf_free(held_);
 	for (uint16_t i = 0; i < tx_n_; i++)
@@ -337,18 +339,27 @@ bool Port::Send(const OutPacket &p)
 	return true;
 }
 
-uint16_t Port::Receive(Stack *stack, uint64_t now_ns)
+uint16_t Port::Receive(RxPacket out[kBurst])
 {
+	constexpr uint32_t kLinearSlot = 65536;	// largest packet a slot holds
+	for (uint16_t i = 0; i < rx_n_; i++)
+		rte_pktmbuf_free(rx_[i]);
+	rx_n_ = 0;
 	rte_mbuf *pkts[kBurst];
-	uint16_t n = rte_eth_rx_burst(port_id_, 0, pkts, kBurst);
-	static thread_local uint8_t linear[65536];	// chained mbufs only
+	uint16_t n = rte_eth_rx_burst(port_id_, 0, pkts, kBurst), ours = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		rte_mbuf *m = pkts[i];
 		st_.rx_pkts++;
 		uint32_t len = rte_pktmbuf_pkt_len(m);
-		const uint8_t *d = (len <= sizeof(linear))
-					   ? (const uint8_t *)rte_pktmbuf_read(m, 0, len, linear)
-					   : nullptr;
+		const uint8_t *d = nullptr;
+		if (rte_pktmbuf_is_contiguous(m)) {
+			d = rte_pktmbuf_mtod(m, const uint8_t *);
+		} else if (len <= kLinearSlot) {
+			if (rx_linear_.empty())
+				rx_linear_.resize((size_t)kBurst * kLinearSlot);
+			d = (const uint8_t *)rte_pktmbuf_read(m, 0, len,
+							      &rx_linear_[(size_t)ours * kLinearSlot]);
+		}
 		if (!d || len < kHdrBytes) {
 			st_.rx_not_ours++;
 			rte_pktmbuf_free(m);
@@ -379,12 +390,13 @@ uint16_t Port::Receive(Stack *stack, uint64_t now_ns)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		bool ce = (ip->type_of_service & kEcnMask) == kEcnCe;
-		stack->OnPacket(rte_be_to_cpu_32(ip->src_addr), (const uint8_t *)(udp + 1),
-				ip_len - sizeof(rte_ipv4_hdr) - sizeof(rte_udp_hdr), ce, now_ns);
-		rte_pktmbuf_free(m);
+		out[ours] = {rte_be_to_cpu_32(ip->src_addr), (const uint8_t *)(udp + 1),
+			     (uint32_t)(ip_len - sizeof(rte_ipv4_hdr) - sizeof(rte_udp_hdr)),
+			     (ip->type_of_service & kEcnMask) == kEcnCe};
+		rx_[ours++] = m;	// its data stays valid until the next call
 	}
-	return n;
+	rx_n_ = ours;
+	return ours;
 }
 
 }  // namespace mltcp_dpdk

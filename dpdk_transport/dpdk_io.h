@@ -45,6 +45,14 @@ struct PortOptions {
 	bool ecn = true;		// set ECT(0) on packets the engine asks for
 };
 
+// One received packet of ours: the UDP payload, valid until the next Receive().
+struct RxPacket {
+	uint32_t src_addr;	// IPv4, host order
+	const uint8_t *payload;
+	uint32_t len;
+	bool ce;		// the IP header's ECN field says Congestion Experienced
+};
+
 struct PortStats {
 	uint64_t rx_pkts = 0, tx_pkts = 0, rx_not_ours = 0, rx_bad_ip = 0;
 	uint64_t injected_drops = 0, injected_reorders = 0, tx_full = 0;
@@ -59,8 +67,10 @@ class Port : public PacketSink {
 	Port &operator=(const Port &) = delete;
 
 	bool Send(const OutPacket &p) override;
-	// Receives up to one burst and hands the packets to the stack.
-	uint16_t Receive(Stack *stack, uint64_t now_ns);
+	// Receives up to one burst; the packets that are ours (UDP to our port
+	// and address, checksums good) go to out[], valid until the next call.
+	// Returns how many; the caller hands them to the protocol engine.
+	uint16_t Receive(RxPacket out[kBurst]);
 	void Flush();
 	// True when the port checks UDP checksums itself (engine skips its own).
 	bool checksum_offload() const { return csum_offload_; }
@@ -78,6 +88,9 @@ class Port : public PacketSink {
 	bool csum_offload_ = false, ipcsum_offload_ = false;
 	rte_mbuf *tx_[kBurst * 2];
 	uint16_t tx_n_ = 0;
+	rte_mbuf *rx_[kBurst];		// the last burst, freed by the next Receive()
+	uint16_t rx_n_ = 0;
+	std::vector<uint8_t> rx_linear_;	// copies of chained mbufs, kBurst slots
 	rte_mbuf *held_ = nullptr;	// reorder injection
 	uint32_t held_flushes_ = 0;
 	std::mt19937_64 rng_;

@@ -70,7 +70,10 @@ Connection *Endpoint::Connect(uint32_t peer_ip, const CcConfig &cc, Status *err)
 uint16_t Endpoint::Poll()
 {
 	uint64_t now = now_ns();
-	uint16_t n = port_->Receive(stack_.get(), now);
+	RxPacket rx[kBurst];
+	uint16_t n = port_->Receive(rx);
+	for (uint16_t i = 0; i < n; i++)
+		stack_->OnPacket(rx[i].src_addr, rx[i].payload, rx[i].len, rx[i].ce, now);
 	stack_->Poll(now);
 	port_->Flush();
 	if (!n && yield_when_idle_)
