@@ -21,6 +21,7 @@
 #define MLTCP_PIN_CONFIG	MLTCP_PIN_DIR "/config"
 #define MLTCP_PIN_HINTS		MLTCP_PIN_DIR "/hints"
 #define MLTCP_PIN_JOBS		MLTCP_PIN_DIR "/jobs"
+#define MLTCP_PIN_JOB_COUNTERS	MLTCP_PIN_DIR "/job_counters"	/* struct mltcp_job_counters */
 /* A bpf_iter link over the TCP sockets: each read() of this file gives one
  * struct mltcp_flow_record per MLTCP socket of the reader's namespace. */
 #define MLTCP_PIN_STATS		MLTCP_PIN_DIR "/stats"
@@ -57,6 +58,13 @@ struct mltcp_hint {
 struct mltcp_job_hint {
 	__u64 seq;		/* bumped by each hint */
 	__u64 bytes;		/* bytes of the iteration that starts now */
+};
+
+/* Job-hint writes since load, over all attached cgroups (one-entry array,
+ * shared by every job-hint program; the exporter serves it). */
+struct mltcp_job_counters {
+	__u64 accepted;		/* hints stored */
+	__u64 refused;		/* bad size, unknown option, no room */
 };
 
 /* The addresses of one live TCP connection (in a stats record). */

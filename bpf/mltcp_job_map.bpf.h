@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mltcp_job_map.bpf.h - the job-level hint map, defined identically in both
- * BPF objects that use it: mltcp.bpf.c reads it, mltcp_jobhint.bpf.c writes
- * it; mltcpctl makes the second reuse the first's pinned map (jobs).
+ * mltcp_job_map.bpf.h - the job-level hint map and its write counters,
+ * defined identically in both BPF objects that use them: mltcp.bpf.c reads
+ * the hints, mltcp_jobhint.bpf.c writes both; mltcpctl makes the second
+ * reuse the first's pinned maps (jobs, job_counters).
  * Keyed by cgroup v2 id; LRU, since cgroup ids are never reused.
  */
 #ifndef MLTCP_JOB_MAP_BPF_H
@@ -14,5 +15,12 @@ struct {
 	__type(key, __u64);
 	__type(value, struct mltcp_job_hint);
 } mltcp_job_hints SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mltcp_job_counters);
+} mltcp_job_counters SEC(".maps");
 
 #endif /* MLTCP_JOB_MAP_BPF_H */

@@ -32,8 +32,18 @@ char _license[] SEC("license") = "GPL";
 /* The same map as mltcp.bpf.c's; mltcpctl reuses the pinned one. */
 #include "mltcp_job_map.bpf.h"
 
+static __always_inline void mltcp_count(int refused)
+{
+	__u32 zero = 0;
+	struct mltcp_job_counters *c = bpf_map_lookup_elem(&mltcp_job_counters, &zero);
+
+	if (c)
+		__sync_fetch_and_add(refused ? &c->refused : &c->accepted, 1);
+}
+
 static __always_inline int mltcp_refuse(int err)
 {
+	mltcp_count(1);
 	bpf_set_retval(-err);
 	return 0;
 }
@@ -66,6 +76,7 @@ int mltcp_job_hint_set(struct bpf_sockopt *ctx)
 	}
 	j->bytes = bytes;
 	__sync_fetch_and_add(&j->seq, 1);
+	mltcp_count(0);
 	ctx->optlen = -1;	/* handled: the kernel returns 0 */
 	return 1;
 }

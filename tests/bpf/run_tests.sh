@@ -613,6 +613,9 @@ test_jobhints() {
 			"$CG_A" bash -c "$(declare -f job_hint_probe); PY=$PY PYDIR=$PYDIR job_hint_probe EINVAL $n raw"
 	done
 	check "  ... jobs map still empty" test "$(jobs_dump)" = "[]"
+	check "  ... the exporter counts the 2 refused writes, 0 stored" bash -c \
+		"'$CTL' stats --prometheus | grep -qx 'mltcp_job_hints_refused_total 2' &&
+		 '$CTL' stats --prometheus | grep -qx 'mltcp_job_hints_total 0'"
 	check "non-root process in ${CG_A##*/} may hint its job" in_cgroup "$CG_A" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
 		"$(declare -f job_hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY job_hint_probe OK 1000"

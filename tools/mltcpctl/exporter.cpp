@@ -96,6 +96,18 @@ bool read_counters(mltcp_bpf::mltcp_bpf__bss &c)
 	return ok;
 }
 
+// Job-hint writes since load; false without the pin (an older load).
+bool read_job_counters(mltcp_job_counters &c)
+{
+	int fd = bpf_obj_get(MLTCP_PIN_JOB_COUNTERS);
+	if (fd < 0)
+		return false;
+	__u32 zero = 0;
+	bool ok = bpf_map_lookup_elem(fd, &zero, &c) == 0;
+	close(fd);
+	return ok;
+}
+
 struct FlowMetric {
 	const char *name, *type, *help;
 	double (*get)(const mltcp_flow_stats &);
@@ -174,6 +186,15 @@ std::string metrics_text(unsigned max_flows)
 	t.family("mltcp_window_repairs_total", "counter",
 		 "Corrupted cwnd/ssthresh values the window guard repaired since load.");
 	t.sample("mltcp_window_repairs_total", "", double(counters.mltcp_guard_repairs));
+	mltcp_job_counters jc{};
+	if (read_job_counters(jc)) {
+		t.family("mltcp_job_hints_total", "counter",
+			 "Job-level hint writes stored since load (all attached cgroups).");
+		t.sample("mltcp_job_hints_total", "", double(jc.accepted));
+		t.family("mltcp_job_hints_refused_total", "counter",
+			 "Job-level hint writes refused since load: bad size, unknown option, no room.");
+		t.sample("mltcp_job_hints_refused_total", "", double(jc.refused));
+	}
 
 	// The capped per-flow part: the busiest flows, in a stable order.
 	std::stable_sort(flows.begin(), flows.end(), [](const FlowSample &a, const FlowSample &b) {

@@ -364,8 +364,9 @@ void unregister_all(std::vector<std::string> &notes)
 
 void remove_pins()
 {
-	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_JOBS, MLTCP_PIN_STATS,
-			      MLTCP_PIN_STATE, MLTCP_PIN_COUNTERS})
+	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_JOBS,
+			      MLTCP_PIN_JOB_COUNTERS, MLTCP_PIN_STATS, MLTCP_PIN_STATE,
+			      MLTCP_PIN_COUNTERS})
 		unlink(p);
 	rmdir(MLTCP_PIN_DIR);
 }
@@ -551,6 +552,8 @@ int cmd_load(const std::vector<std::string> &args)
 		// Jobs write their own entry through setsockopt (mltcp_jobhint.bpf.c),
 		// never through the map: root only.
 		pin_map(skel->maps.mltcp_job_hints, MLTCP_PIN_JOBS, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.mltcp_job_counters, MLTCP_PIN_JOB_COUNTERS, 0600,
+			static_cast<gid_t>(-1));
 		for (const auto &v : vs)
 			register_variant(v.id == MLTCP_VARIANT_RENO ? skel->maps.mltcp
 								  : skel->maps.mltcp_cubic, v, link_mode);
@@ -669,9 +672,15 @@ void attach_job_hints(const Cgroup &cg)
 			     "and 'mltcpctl load'\n", MLTCP_PIN_JOBS);
 		return;
 	}
+	int counters_fd = bpf_obj_get(MLTCP_PIN_JOB_COUNTERS);
 	struct mltcp_jobhint_bpf *skel = mltcp_jobhint_bpf__open();
 	int err = skel ? bpf_map__reuse_fd(skel->maps.mltcp_job_hints, map_fd) : -errno;
+	// An older load has no counters: this program then counts for itself.
+	if (!err && counters_fd >= 0)
+		err = bpf_map__reuse_fd(skel->maps.mltcp_job_counters, counters_fd);
 	close(map_fd);
+	if (counters_fd >= 0)
+		close(counters_fd);
 	if (!err)
 		err = mltcp_jobhint_bpf__load(skel);
 	if (err) {
