@@ -123,6 +123,18 @@ if [[ -n $ABI && -d /lib/modules/$ABI/build ]]; then
 		ko=$(find "/lib/modules/$ABI/updates/dkms" -name 'tcp_mltcp.ko*' | head -n 1) && [[ -n $ko ]] &&
 		modinfo -F vermagic "$ko" | grep -q "^$ABI "; then
 		ok "dkms autoinstall -k $ABI built and installed $ko ($(modinfo -F vermagic "$ko" | cut -d' ' -f1))"
+		# That module, on the kernel it was built for: the VM rig.
+		case $ko in
+		*.xz) xz -dc "$ko" >"$WORK/tcp_mltcp.ko" ;;
+		*.zst) zstd -qdc "$ko" >"$WORK/tcp_mltcp.ko" ;;
+		*) cp "$ko" "$WORK/tcp_mltcp.ko" ;;
+		esac
+		if BUILD=$BUILD "$ROOT/tests/vm/run.sh" --name dkms --timeout 150 --ko "$WORK/tcp_mltcp.ko" \
+			--expect dkms-module-load "$ROOT/tests/deb/guest-dkms.sh" >"$WORK/vm" 2>&1; then
+			ok "the DKMS-built module loads in the VM rig on $ABI: $(grep -o 'name=dkms-module-load.*' "$WORK/vm" | head -n 1)"
+		else
+			bad "the DKMS-built module in the VM rig:"; tail -n 15 "$WORK/vm" | sed 's/^/       | /'
+		fi
 	else
 		bad "dkms autoinstall -k $ABI:"; tail -n 15 "$WORK/dkms" | sed 's/^/       | /'
 	fi
