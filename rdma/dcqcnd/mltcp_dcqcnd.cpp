@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cc_params.h"
+#include "mltcp_options.hpp"
 #include "device.h"
 #include "device_files.h"
 #include "state_file.h"
@@ -133,7 +134,6 @@ void usage(FILE *f)
 	      "  --counter-unit B      bytes per counter unit (default 4)\n"
 	      "  --interval-us N       poll period (default 1000, at least 100)\n"
 	      "  --srtt-us N           RTT used for the idle threshold (default 100)\n"
-	      "  --slope N --intercept N   F in units of 1/1024 (defaults 1536, 256)\n"
 	      "  --duration S          exit (and restore) after S seconds (default: run\n"
 	      "                        until a signal)\n"
 	      "  --root DIR            prefix of /sys (default /; tests use a mirrored tree)\n"
@@ -142,6 +142,11 @@ void usage(FILE *f)
 	      "  -v, --verbose         log every parameter change\n"
 	      "  -h, --help            this text\n"
 	      "\n"
+	      "\n"
+	      "MLTCP parameters (core/mltcp_param_table.h; --name N or --name=N):\n",
+	      f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", 21).c_str(), f);
+	fputs("\n"
 	      "Exit status: 0 ok, 2 usage, 3 a device's files missing, unwritable or\n"
 	      "failing (the others kept running), 4 state file.\n",
 	      f);
@@ -220,7 +225,7 @@ Options parse(int argc, char **argv)
 	mltcp_params_default(&p);
 	enum { O_DEVICE = 256, O_NETDEV, O_IBDEV, O_PORT, O_BACKEND, O_ROOT, O_DEBUGFS, O_COUNTER,
 	       O_UNIT, O_HINTS, O_STATE, O_STATE_DIR, O_STATUS, O_STATUS_MS, O_RESTORE, O_LIST,
-	       O_INTERVAL, O_SRTT, O_SLOPE, O_INTERCEPT, O_DURATION, O_GAIN_STEP, O_MAX_WRITES };
+	       O_INTERVAL, O_SRTT, O_DURATION, O_GAIN_STEP, O_MAX_WRITES };
 	static const option longopts[] = {
 		{"device", 1, nullptr, O_DEVICE}, {"netdev", 1, nullptr, O_NETDEV},
 		{"ibdev", 1, nullptr, O_IBDEV}, {"port", 1, nullptr, O_PORT},
@@ -231,13 +236,23 @@ Options parse(int argc, char **argv)
 		{"status-file", 1, nullptr, O_STATUS}, {"status-interval-ms", 1, nullptr, O_STATUS_MS},
 		{"restore", 0, nullptr, O_RESTORE}, {"list-params", 0, nullptr, O_LIST},
 		{"interval-us", 1, nullptr, O_INTERVAL}, {"srtt-us", 1, nullptr, O_SRTT},
-		{"slope", 1, nullptr, O_SLOPE}, {"intercept", 1, nullptr, O_INTERCEPT},
 		{"duration", 1, nullptr, O_DURATION}, {"gain-step", 1, nullptr, O_GAIN_STEP},
 		{"max-writes-per-sec", 1, nullptr, O_MAX_WRITES},
 		{"verbose", 0, nullptr, 'v'}, {"help", 0, nullptr, 'h'}, {nullptr, 0, nullptr, 0}};
+	// The core's parameters (--slope N, ... from its table) first; getopt_long
+	// sees the rest.
+	std::vector<char *> rest;
+	try {
+		rest = mltcp::TakeParamOptions(p, "", argc, argv, 1);
+	} catch (const std::invalid_argument &e) {
+		fatal(kExitUsage, e.what());
+	}
+	if (const char *why = mltcp::ParamTable<mltcp_params>::Check(p))
+		fatal(kExitUsage, why);
+	const int nrest = (int)rest.size() - 1;
 	int c;
 	o.single.port = 0;
-	while ((c = getopt_long(argc, argv, "vh", longopts, nullptr)) != -1) {
+	while ((c = getopt_long(nrest, rest.data(), "vh", longopts, nullptr)) != -1) {
 		switch (c) {
 		case O_DEVICE: o.specs.push_back(parse_device(optarg)); break;
 		case O_NETDEV: o.single.netdev = optarg; o.single_used = true; break;
@@ -266,10 +281,6 @@ Options parse(int argc, char **argv)
 		case O_SRTT:
 			o.dev.srtt_us = (uint32_t)parse_num("--srtt-us", optarg, 0, 10000000);
 			break;
-		case O_SLOPE: p.slope = (uint32_t)parse_num("--slope", optarg, 0, 1u << 20); break;
-		case O_INTERCEPT:
-			p.intercept = (uint32_t)parse_num("--intercept", optarg, 0, 1u << 20);
-			break;
 		case O_GAIN_STEP:
 			o.dev.gain_step = (uint32_t)parse_num("--gain-step (1/1024 units)", optarg, 1,
 							      MLTCP_GAIN_ONE);
@@ -292,8 +303,8 @@ Options parse(int argc, char **argv)
 		default: usage(stderr); exit(kExitUsage);
 		}
 	}
-	if (optind < argc)
-		fatal(kExitUsage, std::string("unexpected argument '") + argv[optind] + "'");
+	if (optind < nrest)
+		fatal(kExitUsage, std::string("unexpected argument '") + rest[optind] + "'");
 	if (o.single_used && !o.specs.empty())
 		fatal(kExitUsage, "--netdev/--ibdev/--hints/--state-file name one device; with "
 				  "--device use its keys (--device mlx5_0,netdev=eth2,hints=FIFO)");

@@ -172,6 +172,9 @@ out=$("$D" "${COMMON[@]}" --device x,backend=nic 2>&1)
 [ $? = 2 ] && grep -q "expected auto, debugfs or sysfs" <<<"$out" || { ok=0; echo "# $out"; }
 out=$("$D" "${COMMON[@]}" --device x,colour=red 2>&1)
 [ $? = 2 ] && grep -q "unknown key 'colour'" <<<"$out" || { ok=0; echo "# $out"; }
+# MLTCP parameters come from the core's table: name, range and unit.
+out=$("$D" "${COMMON[@]}" --device x --slope 99999 2>&1)
+[ $? = 2 ] && grep -q "slope must be in .0, 8192. 1/1024" <<<"$out" || { ok=0; echo "# $out"; }
 [ $ok = 1 ] && pass usage-errors || fail usage-errors "see above"
 
 # --- refusals: nothing to write, nothing changed -------------------------------

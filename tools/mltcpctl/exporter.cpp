@@ -84,28 +84,26 @@ std::string label(const char *k, const std::string &v)
 	return out + "\"";
 }
 
-// The .bss of mltcp.bpf.c, pinned by 'mltcpctl load'; false if absent.
-bool read_counters(mltcp_bpf::mltcp_bpf__bss &c)
+// Entry 0 of the one-entry array map pinned at `pin`; false if absent.
+template <typename T>
+bool read_pinned_entry(const char *pin, T &value)
 {
-	int fd = bpf_obj_get(MLTCP_PIN_COUNTERS);
+	int fd = bpf_obj_get(pin);
 	if (fd < 0)
 		return false;
 	__u32 zero = 0;
-	bool ok = bpf_map_lookup_elem(fd, &zero, &c) == 0;
+	bool ok = bpf_map_lookup_elem(fd, &zero, &value) == 0;
 	close(fd);
 	return ok;
 }
 
+// The .bss of mltcp.bpf.c, pinned by 'mltcpctl load'.
+bool read_counters(mltcp_bpf::mltcp_bpf__bss &c) { return read_pinned_entry(MLTCP_PIN_COUNTERS, c); }
+
 // Job-hint writes since load; false without the pin (an older load).
 bool read_job_counters(mltcp_job_counters &c)
 {
-	int fd = bpf_obj_get(MLTCP_PIN_JOB_COUNTERS);
-	if (fd < 0)
-		return false;
-	__u32 zero = 0;
-	bool ok = bpf_map_lookup_elem(fd, &zero, &c) == 0;
-	close(fd);
-	return ok;
+	return read_pinned_entry(MLTCP_PIN_JOB_COUNTERS, c);
 }
 
 struct FlowMetric {
