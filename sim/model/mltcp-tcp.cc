@@ -43,6 +43,24 @@ void ApplyGrowth(Ptr<TcpSocketState> tcb, const mltcp_window& before, const mltc
   *cwnd_cnt = after.cwnd_cnt;
 }
 
+// tcp_reno_cong_avoid() / cubictcp_cong_avoid() on ns-3's window: the core's
+// slow start, then tcp_cong_avoid_ai with ai_w(cwnd, acked) segments per
+// increase; returns that w (0 when slow start used every acked segment).
+template <typename AiW>
+uint32_t CongAvoid(Ptr<TcpSocketState> tcb, uint32_t* cwnd_cnt, uint32_t acked, AiW ai_w) {
+  const mltcp_window before = WindowOf(tcb, *cwnd_cnt);
+  mltcp_window w = before;
+  uint32_t per_inc = 0;
+  if (mltcp_window_in_slow_start(&w))
+    acked = mltcp_window_slow_start(&w, acked);
+  if (acked) {
+    per_inc = ai_w(w.cwnd, acked);
+    mltcp_window_cong_avoid_ai(&w, per_inc, acked);
+  }
+  ApplyGrowth(tcb, before, w, cwnd_cnt);
+  return per_inc;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -236,17 +254,11 @@ uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
 // w from the core's per-ack cache, as the kernel and BPF datapaths.
 void TcpMltcpReno::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
   state_.Sync(tcb);
-  const mltcp_window before = WindowOf(tcb, cwnd_cnt_);
-  mltcp_window w = before;
-  if (mltcp_window_in_slow_start(&w)) {
-    segmentsAcked = mltcp_window_slow_start(&w, segmentsAcked);
-    if (!segmentsAcked)
-      return ApplyGrowth(tcb, before, w, &cwnd_cnt_);
-  }
-  last_ai_w_ = mltcp_reno_ai_w_cached(&cache_, &state_.flow().state(), &state_.params().raw(),
-                                      w.cwnd);
-  mltcp_window_cong_avoid_ai(&w, last_ai_w_, segmentsAcked);
-  ApplyGrowth(tcb, before, w, &cwnd_cnt_);
+  const uint32_t w = CongAvoid(tcb, &cwnd_cnt_, segmentsAcked, [this](uint32_t cwnd, uint32_t) {
+    return mltcp_reno_ai_w_cached(&cache_, &state_.flow().state(), &state_.params().raw(), cwnd);
+  });
+  if (w)
+    last_ai_w_ = w;
 }
 
 // ---------------------------------------------------------------------------
@@ -329,17 +341,13 @@ void TcpMltcpCubic::CongestionStateSet(Ptr<TcpSocketState> tcb,
 void TcpMltcpCubic::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
   Start(tcb);
   state_.Sync(tcb);
-  const mltcp_window before = WindowOf(tcb, cwnd_cnt_);
-  mltcp_window w = before;
-  if (mltcp_window_in_slow_start(&w)) {
-    segmentsAcked = mltcp_window_slow_start(&w, segmentsAcked);
-    if (!segmentsAcked)
-      return ApplyGrowth(tcb, before, w, &cwnd_cnt_);
-  }
-  last_cnt_ = mltcp_bictcp_cong_avoid(&bic_, w.cwnd, segmentsAcked, MltcpFlowState::NowUs(),
-                                      state_.Gain());
-  mltcp_window_cong_avoid_ai(&w, last_cnt_, segmentsAcked);
-  ApplyGrowth(tcb, before, w, &cwnd_cnt_);
+  const uint32_t w =
+      CongAvoid(tcb, &cwnd_cnt_, segmentsAcked, [this](uint32_t cwnd, uint32_t acked) {
+        return mltcp_bictcp_cong_avoid(&bic_, cwnd, acked, MltcpFlowState::NowUs(),
+                                       state_.Gain());
+      });
+  if (w)
+    last_cnt_ = w;
 }
 
 }  // namespace ns3
