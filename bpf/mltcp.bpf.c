@@ -301,7 +301,9 @@ static __always_inline void mltcp_stats_update(struct sock *sk,
 	st->iterations = it->iterations;
 	st->hinted = it->hinted;
 	st->ratio = mltcp_iter_ratio(it);
-	st->gain = mltcp_gain_of_ratio(&mltcp_cfg, st->ratio);
+	st->gain = mltcp_gain_of_ratio_norm(&mltcp_cfg, st->ratio,
+					    variant == MLTCP_VARIANT_CUBIC ? mltcp_cfg.norm_cubic :
+									     mltcp_cfg.norm_reno);
 	st->cwnd = tp->snd_cwnd;
 	st->ssthresh = tp->snd_ssthresh;
 	st->srtt_us = tp->srtt_us >> 3;
@@ -378,7 +380,8 @@ void BPF_PROG(mltcp_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
-	if (!tcp_is_cwnd_limited(sk))
+	if (!tcp_is_cwnd_limited(sk) ||
+	    mltcp_reno_flow_hold(&ca->f, &mltcp_cfg, tp->snd_cwnd, tp->mss_cache))
 		return;
 	if (tcp_in_slow_start(tp)) {
 		acked = tcp_slow_start(tp, acked);
@@ -493,7 +496,8 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_cubic_guard(sk, ca);
-	if (!tcp_is_cwnd_limited(sk))
+	if (!tcp_is_cwnd_limited(sk) ||
+	    mltcp_cubic_flow_hold(&ca->f, &mltcp_cfg, tp->snd_cwnd, tp->mss_cache))
 		return;
 	if (tcp_in_slow_start(tp)) {
 		acked = tcp_slow_start(tp, acked);

@@ -70,7 +70,10 @@ inline constexpr uint32_t kRatioNone = MLTCP_RATIO_NONE;
 class Params {
  public:
   Params() { mltcp_params_default(&p_); }
-  explicit Params(const mltcp_params& raw) : p_(raw) { Validate(p_); }
+  explicit Params(const mltcp_params& raw) : p_(raw) {
+    Validate(p_);
+    mltcp_params_derive(&p_);
+  }
 
   static void Validate(const mltcp_params& raw) {
     const auto err = mltcp_params_validate(&raw);
@@ -81,6 +84,7 @@ class Params {
   void Set(const mltcp_params& raw) {
     Validate(raw);
     p_ = raw;
+    mltcp_params_derive(&p_);
   }
   const mltcp_params& raw() const { return p_; }
 

@@ -39,7 +39,7 @@
 #include "mltcp_window.h"
 #include "mltcp_reno.h"
 
-#define MLTCP_CUBIC_BETA		717U	/* 717/1024 of cwnd kept at a loss */
+#define MLTCP_CUBIC_BETA		MLTCP_CUBIC_BETA_KEEP	/* 717/1024 of cwnd kept at a loss */
 #define MLTCP_CUBIC_BETA_SCALE		1024U	/* BICTCP_BETA_SCALE */
 #define MLTCP_CUBIC_HZ_SHIFT		10	/* BICTCP_HZ: time in 1/1024 s */
 #define MLTCP_CUBIC_BIC_SCALE		41U
@@ -462,14 +462,14 @@ MLTCP_INLINE __u32 mltcp_cubic_flow_ai_w(struct mltcp_cubic_flow *f,
 					 __u32 acked, __u32 now_us)
 {
 	return mltcp_bictcp_cong_avoid(&f->bic, cwnd, acked, now_us,
-				      mltcp_gain(&f->it, p));
+				      mltcp_cubic_gain(&f->it, p));
 }
 
 /* .ssthresh: a loss with cwnd segments (bictcp_recalc_ssthresh). */
 MLTCP_INLINE __u32 mltcp_cubic_flow_ssthresh(struct mltcp_cubic_flow *f,
 					     const struct mltcp_params *p, __u32 cwnd)
 {
-	return mltcp_bictcp_ssthresh(&f->bic, cwnd, mltcp_gain(&f->it, p), p);
+	return mltcp_bictcp_ssthresh(&f->bic, cwnd, mltcp_cubic_gain(&f->it, p), p);
 }
 
 /* CA_EVENT_TX_START, before the tracker sees it: the epoch moves by the
@@ -480,13 +480,22 @@ MLTCP_INLINE void mltcp_cubic_flow_tx_start(struct mltcp_cubic_flow *f, __u32 no
 				mltcp_elapsed_us(f->it.last_active_us, now_us));
 }
 
+/* The window must not grow now (mltcp_tail_hold): checked before slow start. */
+MLTCP_INLINE int mltcp_cubic_flow_hold(const struct mltcp_cubic_flow *f,
+				       const struct mltcp_params *p, __u32 cwnd, __u32 mss)
+{
+	return mltcp_tail_hold(&f->it, p, cwnd, mss);
+}
+
 /* cubictcp_cong_avoid() on a struct mltcp_window, for datapaths that keep
  * their own window; the caller has checked that the flow is cwnd-limited. */
 MLTCP_INLINE void mltcp_cubic_flow_cong_avoid(struct mltcp_cubic_flow *f,
 					      const struct mltcp_params *p,
 					      struct mltcp_window *w, __u32 acked,
-					      __u32 now_us)
+					      __u32 now_us, __u32 mss)
 {
+	if (mltcp_cubic_flow_hold(f, p, w->cwnd, mss))
+		return;
 	if (mltcp_window_in_slow_start(w)) {
 		acked = mltcp_window_slow_start(w, acked);
 		if (!acked)

@@ -242,9 +242,10 @@ MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
 	return (__u32)MLTCP_DIV64(b << MLTCP_RATIO_SHIFT, e);
 }
 
-/* F(bytes_ratio) = intercept + slope * bytes_ratio, clamped; GAIN units. */
-MLTCP_INLINE __u32 mltcp_gain_of_ratio(const struct mltcp_params *p,
-				       __u32 ratio)
+/* norm * (intercept + slope * bytes_ratio), clamped; GAIN units.  norm is
+ * a base's norm (mltcp_params_derive); 0 (never derived) counts as 1. */
+MLTCP_INLINE __u32 mltcp_gain_of_ratio_norm(const struct mltcp_params *p,
+					    __u32 ratio, __u32 norm)
 {
 	__u64 f;
 
@@ -252,13 +253,36 @@ MLTCP_INLINE __u32 mltcp_gain_of_ratio(const struct mltcp_params *p,
 		return MLTCP_GAIN_ONE;
 	ratio = mltcp_min_u32(ratio, MLTCP_RATIO_ONE);
 	f = (__u64)p->intercept + (((__u64)p->slope * ratio) >> MLTCP_RATIO_SHIFT);
+	if (norm && norm != MLTCP_GAIN_ONE)
+		f = (f * norm) >> MLTCP_GAIN_SHIFT;
 	return (__u32)mltcp_clamp_u64(f, p->gain_min, p->gain_max);
+}
+
+/* F(bytes_ratio) = intercept + slope * bytes_ratio, clamped: the paper's F,
+ * as DCQCN applies it. */
+MLTCP_INLINE __u32 mltcp_gain_of_ratio(const struct mltcp_params *p,
+				       __u32 ratio)
+{
+	return mltcp_gain_of_ratio_norm(p, ratio, MLTCP_GAIN_ONE);
 }
 
 MLTCP_INLINE __u32 mltcp_gain(const struct mltcp_iter *it,
 			      const struct mltcp_params *p)
 {
 	return mltcp_gain_of_ratio(p, mltcp_iter_ratio(it));
+}
+
+/* The gain a Reno (CUBIC) flow applies: F times its base's norm. */
+MLTCP_INLINE __u32 mltcp_reno_gain(const struct mltcp_iter *it,
+				   const struct mltcp_params *p)
+{
+	return mltcp_gain_of_ratio_norm(p, mltcp_iter_ratio(it), p->norm_reno);
+}
+
+MLTCP_INLINE __u32 mltcp_cubic_gain(const struct mltcp_iter *it,
+				    const struct mltcp_params *p)
+{
+	return mltcp_gain_of_ratio_norm(p, mltcp_iter_ratio(it), p->norm_cubic);
 }
 
 #endif /* MLTCP_ITER_H */

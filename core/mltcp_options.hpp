@@ -20,6 +20,7 @@
 extern "C" {
 #include "mltcp_params.h"
 #include "mltcp_dcqcn_params.h"
+#include "mltcp_window.h"	// mltcp_params_derive
 }
 
 namespace mltcp {
@@ -69,6 +70,8 @@ struct ParamTable<mltcp_params> {
     const auto e = mltcp_params_validate(&p);
     return e == MLTCP_PARAM_OK ? nullptr : mltcp_params_reason(e);
   }
+  // The derived fields follow every change of a row.
+  static void Derive(mltcp_params* p) { mltcp_params_derive(p); }
 };
 
 template <>
@@ -86,6 +89,7 @@ struct ParamTable<mltcp_dcqcn_params> {
     const auto e = mltcp_dcqcn_params_validate(&p);
     return e == MLTCP_DCQCN_PARAM_OK ? nullptr : mltcp_dcqcn_params_reason(e);
   }
+  static void Derive(mltcp_dcqcn_params*) {}
 };
 
 // "idle-min-us" and "idle_min_us" name the same parameter.
@@ -161,6 +165,7 @@ void SetParam(Raw& raw, const std::string& name, const std::string& text) {
   if (v < s->min || v > s->max)
     throw std::invalid_argument(std::string(reason) + ", got " + text);
   PutParam(&raw, *s, v);
+  ParamTable<Raw>::Derive(&raw);
 }
 
 // "name=value".

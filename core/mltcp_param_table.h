@@ -24,9 +24,11 @@
 #include "mltcp_compat.h"
 
 /*
- * F(r) = intercept + slope * r, clamped to [gain_min, gain_max].  The
- * defaults 0.25 + 1.5 r average to 1.0 over an iteration (docs/design.md,
- * "Convergence").  An iteration boundary is an idle gap longer than
+ * F(r) = intercept + slope * r, clamped to [gain_min, gain_max]; a window
+ * flow (Reno, CUBIC) uses N F(r), N its base's norm (normalize, derived by
+ * mltcp_params_derive()).  slope / intercept sets how fast jobs drift apart
+ * (docs/design.md, "Convergence"), N that they lose nothing to non-MLTCP
+ * traffic ("Coexistence").  An iteration boundary is an idle gap longer than
  * clamp(max(idle_rtt_mult * srtt, MLTCP_GAP_MULT * intra-phase gap EWMA),
  * idle_min_us, idle_max_us).
  */
@@ -48,7 +50,11 @@
 	X(__u32, idle_rtt_mult, "srtt", 8, 1, 64,			\
 	  "idle gap is at least this many smoothed RTTs")		\
 	X(__u32, scale_decrease, "0/1", 1, 0, 1,			\
-	  "1: a loss keeps beta*F of cwnd, within [beta/2, (1+beta)/2]; 0: the base's beta")
+	  "1: a loss keeps beta*F of cwnd, within [beta/2, (1+beta)/2]; 0: the base's beta") \
+	X(__u32, tail_windows, "windows", 2, 0, 16,			\
+	  "no window growth while the iteration's remaining bytes fit in this many windows; 0: off") \
+	X(__u32, normalize, "0/1", 1, 0, 1,				\
+	  "1: F times the base's norm, so that a window flow is as aggressive as its base on average; 0: F as given")
 
 /* DCQCN (Zhu et al., SIGCOMM 2015); defaults are the paper's 40 Gbit/s
  * settings (docs/design.md). */

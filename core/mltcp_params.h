@@ -38,12 +38,26 @@ enum mltcp_param_const { MLTCP_PARAMS_TABLE(MLTCP_PT_CONST) };
 #define MLTCP_INTERCEPT_MIN	((__u32)MLTCP_MIN_intercept)
 #define MLTCP_INTERCEPT_MAX	((__u32)MLTCP_MAX_intercept)
 
+/*
+ * The norms of the defaults, as mltcp_params_derive() computes them (a unit
+ * test holds the two to each other), so that a static initializer is
+ * complete.
+ */
+#define MLTCP_DEF_NORM_RENO	1446U
+#define MLTCP_DEF_NORM_CUBIC	1658U
+
 struct mltcp_params {
 	MLTCP_PARAMS_TABLE(MLTCP_PT_FIELD)
+	/* Derived from the fields above by mltcp_params_derive(), never set
+	 * on their own: the factor on F that makes a window flow as aggressive
+	 * as its base on average (GAIN units; 1024 with normalize = 0). */
+	__u32 norm_reno;
+	__u32 norm_cubic;
 };
 
 /* Static initializer with every default: struct mltcp_params p = MLTCP_PARAMS_INIT; */
-#define MLTCP_PARAMS_INIT { MLTCP_PARAMS_TABLE(MLTCP_PT_INIT) }
+#define MLTCP_PARAMS_INIT \
+	{ MLTCP_PARAMS_TABLE(MLTCP_PT_INIT) MLTCP_DEF_NORM_RENO, MLTCP_DEF_NORM_CUBIC }
 
 MLTCP_INLINE void mltcp_params_default(struct mltcp_params *p)
 {

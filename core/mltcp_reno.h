@@ -13,7 +13,8 @@
  *
  * MLTCP-Reno: congestion avoidance grows cwnd F segments per RTT (w =
  * cwnd / F through the per-ack cache, mltcp_reno_ai_w_cached) and a loss
- * keeps cwnd * F/2 (mltcp_decrease_beta); slow start is never scaled.
+ * keeps cwnd * F/2 (mltcp_decrease_beta); slow start is never scaled; in
+ * the iteration's last windows the window does not grow (mltcp_tail_hold).
  */
 #ifndef MLTCP_RENO_H
 #define MLTCP_RENO_H
@@ -105,7 +106,14 @@ MLTCP_INLINE __u32 mltcp_reno_flow_ssthresh(const struct mltcp_reno_flow *f,
 					    const struct mltcp_params *p, __u32 cwnd)
 {
 	return mltcp_ssthresh(cwnd, mltcp_decrease_beta(MLTCP_RENO_BETA,
-							mltcp_gain(&f->it, p), p));
+							mltcp_reno_gain(&f->it, p), p));
+}
+
+/* The window must not grow now (mltcp_tail_hold): checked before slow start. */
+MLTCP_INLINE int mltcp_reno_flow_hold(const struct mltcp_reno_flow *f,
+				      const struct mltcp_params *p, __u32 cwnd, __u32 mss)
+{
+	return mltcp_tail_hold(&f->it, p, cwnd, mss);
 }
 
 /*
@@ -114,8 +122,10 @@ MLTCP_INLINE __u32 mltcp_reno_flow_ssthresh(const struct mltcp_reno_flow *f,
  */
 MLTCP_INLINE void mltcp_reno_flow_cong_avoid(struct mltcp_reno_flow *f,
 					     const struct mltcp_params *p,
-					     struct mltcp_window *w, __u32 acked)
+					     struct mltcp_window *w, __u32 acked, __u32 mss)
 {
+	if (mltcp_reno_flow_hold(f, p, w->cwnd, mss))
+		return;
 	if (mltcp_window_in_slow_start(w)) {
 		acked = mltcp_window_slow_start(w, acked);
 		if (!acked)

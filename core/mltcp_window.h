@@ -69,6 +69,7 @@ MLTCP_INLINE __u32 mltcp_reno_ai_w(__u32 cwnd, __u32 gain)
 #define MLTCP_BETA_SHIFT	10
 #define MLTCP_BETA_ONE		(1U << MLTCP_BETA_SHIFT)
 #define MLTCP_RENO_BETA		(MLTCP_BETA_ONE / 2)	/* tcp_reno_ssthresh() */
+#define MLTCP_CUBIC_BETA_KEEP	717U	/* tcp_cubic.c's beta, BICTCP_BETA_SCALE 1024 */
 
 /*
  * The fraction of cwnd a flow keeps after a loss: the base algorithm's beta
@@ -95,6 +96,104 @@ MLTCP_INLINE __u32 mltcp_ssthresh(__u32 cwnd, __u32 beta)
 	__u64 s = ((__u64)cwnd * beta) >> MLTCP_BETA_SHIFT;
 
 	return (__u32)mltcp_clamp_u64(s, 2, MLTCP_U32_MAX);
+}
+
+/*
+ * Tail hold: no window growth (slow start or congestion avoidance) while the
+ * bytes left in the current iteration fit in tail_windows windows of cwnd
+ * segments of mss bytes.  Why: the iteration's last segment has no segment
+ * behind it to trigger fast retransmit or RACK, and with it alone in flight
+ * Linux arms the tail-loss probe at 2 srtt + TCP_RTO_MIN (200 ms,
+ * tcp_schedule_loss_probe()), so losing it stalls the whole iteration for
+ * 200 ms.  On the host testbed every such stall in the p99 was that lone
+ * segment, dropped by a queue the flow was still filling by growing in its
+ * last RTTs, half of the time with no other flow active (docs/design.md,
+ * "The tail") - and F is largest exactly there.  Holding the window keeps
+ * the flow from pushing the queue over at that moment; it costs at most the
+ * growth of tail_windows RTTs per iteration.  Off without a known iteration
+ * size, past the expected end (the estimate is wrong), or with MLTCP off.
+ */
+MLTCP_INLINE int mltcp_tail_hold(const struct mltcp_iter *it, const struct mltcp_params *p,
+				 __u32 cwnd, __u32 mss)
+{
+	__u64 e = it->bytes_per_iter, b = it->iter_bytes;
+
+	if (!p->enabled || !p->tail_windows || e == 0 || b > e ||
+	    (it->iterations == 0 && !(it->flags & MLTCP_F_HINTED)))
+		return 0;
+	return e - b <= (__u64)cwnd * mss * p->tail_windows;
+}
+
+/*
+ * Coexistence (docs/design.md, "Coexistence").  Against a flow that is not
+ * MLTCP, an AIMD flow that grows a segments per RTT and keeps beta of its
+ * window at a loss takes a share in proportion to a (1 + beta) / (1 - beta)
+ * (synchronised losses, steady state).  An MLTCP flow at bytes ratio r has
+ * a = F and beta = mltcp_decrease_beta(beta0, F), so against its base its
+ * share is m(F) = F h(beta(F)) / h(beta0) times the base's, h(b) = (1 + b)
+ * / (1 - b).  A phase of B bytes lasts B / rate, so what the job feels is
+ * the mean of 1 / m over its bytes - the harmonic mean of m, not the mean
+ * of F: with the defaults (F = 0.25 + 1.5 r, mean F = 1) the model makes a
+ * phase 1.36x (Reno) and 1.67x (CUBIC) as long as the base's against bulk
+ * traffic.  A base's norm N is the factor for which F_N(r) = clamp(N F(r))
+ * has mean 1 / m = 1: as aggressive as the base on average, while the
+ * ratio between two MLTCP flows at different r, which interleaves them, is
+ * unchanged below the clamps.  Computed once per parameter change (a
+ * bisection over a 32-point midpoint rule), never per ack.
+ */
+#define MLTCP_NORM_SAMPLES	32U
+#define MLTCP_NORM_STEPS	16U
+#define MLTCP_NORM_MIN		(MLTCP_GAIN_ONE / 8)
+#define MLTCP_NORM_MAX		(MLTCP_GAIN_ONE * 8)
+
+/* h(beta) = (1 + beta) / (1 - beta) in BETA units, for beta < 1. */
+MLTCP_INLINE __u64 mltcp_aimd_share(__u32 beta)
+{
+	if (beta >= MLTCP_BETA_ONE)	/* never from the core; guard the division */
+		beta = MLTCP_BETA_ONE - 1;
+	return ((__u64)(MLTCP_BETA_ONE + beta) << MLTCP_BETA_SHIFT) / (MLTCP_BETA_ONE - beta);
+}
+
+/* The mean over an iteration of 1 / m(clamp(norm F(r))), GAIN units. */
+MLTCP_INLINE __u64 mltcp_norm_mean_inverse_share(const struct mltcp_params *p,
+						 __u32 beta0, __u32 norm)
+{
+	__u64 h0 = mltcp_aimd_share(beta0), sum = 0, m;
+	__u32 j, ratio, gain;
+
+	for (j = 0; j < MLTCP_NORM_SAMPLES; j++) {
+		ratio = ((2 * j + 1) << MLTCP_RATIO_SHIFT) / (2 * MLTCP_NORM_SAMPLES);
+		gain = mltcp_gain_of_ratio_norm(p, ratio, norm);
+		m = (__u64)gain * mltcp_aimd_share(mltcp_decrease_beta(beta0, gain, p)) / h0;
+		sum += (1ULL << (2 * MLTCP_GAIN_SHIFT)) / mltcp_max_u64(m, 1);
+	}
+	return sum / MLTCP_NORM_SAMPLES;
+}
+
+/* The smallest norm (1/1024 steps, within [1/8, 8]) whose mean 1 / m is at
+ * most 1; 1 with normalize or MLTCP off. */
+MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0)
+{
+	__u32 lo = MLTCP_NORM_MIN, hi = MLTCP_NORM_MAX, mid, step;
+
+	if (!p->enabled || !p->normalize)
+		return MLTCP_GAIN_ONE;
+	for (step = 0; step < MLTCP_NORM_STEPS && lo < hi; step++) {
+		mid = lo + (hi - lo) / 2;
+		if (mltcp_norm_mean_inverse_share(p, beta0, mid) <= MLTCP_GAIN_ONE)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return hi;
+}
+
+/* Fills the derived fields of *p from its table fields; every writer of a
+ * parameter set calls it after validation. */
+MLTCP_INLINE void mltcp_params_derive(struct mltcp_params *p)
+{
+	p->norm_reno = mltcp_norm_for_beta(p, MLTCP_RENO_BETA);
+	p->norm_cubic = mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA_KEEP);
 }
 
 /* CUBIC's ca->cnt after MLTCP scaling (applied before its own max(cnt, 2)). */
@@ -147,8 +246,8 @@ MLTCP_INLINE __u32 mltcp_cubic_epoch_scale(__u32 epoch_start, __u32 now,
  * iteration), so struct mltcp_gain_cache recomputes it only when the
  * iteration has progressed by another 1/MLTCP_GAIN_STEPS of its size or
  * when the iteration size changes; F is thus piecewise constant in 64 steps
- * per iteration (error at most slope/64).  Any datapath may use it (CUBIC,
- * DCQCN); struct mltcp_reno_cache adds Reno's w for the current cwnd.
+ * per iteration (error at most slope/64).  It holds a Reno flow's F
+ * (mltcp_reno_gain); struct mltcp_reno_cache adds w for the current cwnd.
  * `enabled` is read on every call, so switching MLTCP off is immediate;
  * other parameter changes apply from the next step.
  */
@@ -192,7 +291,8 @@ MLTCP_INLINE int mltcp_gain_cache_holds(const struct mltcp_gain_cache *c,
 	       it->bytes_per_iter == c->bytes_per_iter;
 }
 
-/* F for this ack, recomputed at most MLTCP_GAIN_STEPS times per iteration. */
+/* A Reno flow's F for this ack (mltcp_reno_gain), recomputed at most
+ * MLTCP_GAIN_STEPS times per iteration. */
 MLTCP_INLINE __u32 mltcp_gain_cached(struct mltcp_gain_cache *c,
 				     const struct mltcp_iter *it,
 				     const struct mltcp_params *p)
@@ -203,7 +303,7 @@ MLTCP_INLINE __u32 mltcp_gain_cached(struct mltcp_gain_cache *c,
 		return MLTCP_GAIN_ONE;
 	if (mltcp_gain_cache_holds(c, it))
 		return c->gain;
-	c->gain = mltcp_gain(it, p);
+	c->gain = mltcp_reno_gain(it, p);
 	c->valid_from = it->iter_bytes;
 	/* Without a known size F is neutral until a size appears. */
 	c->valid_span = e ? mltcp_max_u64(e >> MLTCP_GAIN_STEP_SHIFT, 1) :

@@ -29,6 +29,7 @@ CongestionControl::CongestionControl(const CcConfig &c, uint64_t now_ns)
 {
 	if (!tracking_)
 		params_.enabled = 0;	// the core's neutral gain: the base algorithm
+	mltcp_params_derive(&params_);	// whoever filled c.mltcp, the norms match it
 	mltcp_window_init(&win_, c.initial_cwnd, c.max_cwnd);
 	switch (c.kind) {
 	case CcKind::kReno:
@@ -91,9 +92,10 @@ void CongestionControl::OnAck(const AckSample &s)
 	if (!s.cwnd_limited || s.in_recovery)
 		return;
 	if (base_ == Base::kReno)
-		mltcp_reno_flow_cong_avoid(&reno_, &params_, &win_, s.acked_pkts);
+		mltcp_reno_flow_cong_avoid(&reno_, &params_, &win_, s.acked_pkts, s.mss_bytes);
 	else
-		mltcp_cubic_flow_cong_avoid(&cubic_, &params_, &win_, s.acked_pkts, now_us);
+		mltcp_cubic_flow_cong_avoid(&cubic_, &params_, &win_, s.acked_pkts, now_us,
+					    s.mss_bytes);
 }
 
 void CongestionControl::OnLoss(uint64_t)
@@ -180,7 +182,17 @@ void CongestionControl::Hint(uint64_t acked_total, uint64_t bytes, uint64_t now_
 
 uint32_t CongestionControl::gain() const
 {
-	return tracking_ ? mltcp_gain(&iter(), &params_) : MLTCP_GAIN_ONE;
+	if (!tracking_)
+		return MLTCP_GAIN_ONE;
+	switch (base_) {
+	case Base::kReno:
+		return mltcp_reno_gain(&iter(), &params_);
+	case Base::kCubic:
+		return mltcp_cubic_gain(&iter(), &params_);
+	case Base::kDcqcn:
+		break;
+	}
+	return mltcp_dcqcn_flow_gain(&dcqcn_, &params_);
 }
 
 CcStats CongestionControl::Stats() const

@@ -59,6 +59,8 @@ struct AckSample {
 	int32_t rtt_us = -1;		// this ack's RTT sample, < 0: none
 	uint32_t snd_una = 0;		// oldest unacknowledged sequence number
 	uint32_t snd_nxt = 0;		// next sequence number to send
+	uint32_t mss_bytes = 0;		// payload bytes per packet; 0: unknown,
+					// no tail hold (mltcp_tail_hold)
 };
 
 // Iteration statistics, the same fields as `mltcpctl stats`.

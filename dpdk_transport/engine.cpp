@@ -404,7 +404,8 @@ void Connection::ProcessAck(const WireHeader &h, uint64_t now_ns)
 		in_recovery_ = false;
 	if (newly) {
 		AckSample s{now_ns, bytes_acked_total_, newly, (uint32_t)(srtt_ns_ / kNsPerUs),
-			    cwnd_limited_, in_recovery_, rtt_sample_us, snd_una_, snd_nxt_};
+			    cwnd_limited_, in_recovery_, rtt_sample_us, snd_una_, snd_nxt_,
+			    cfg_.mss};
 		cc_.OnAck(s);
 	}
 }

@@ -91,8 +91,12 @@ static int mltcp_param_set(const char *val, const struct kernel_param *kp)
 	candidate = mltcp_params;
 	mltcp_param_assign(&candidate, kp->arg, v);
 	err = mltcp_params_validate(&candidate);
-	if (err == MLTCP_PARAM_OK)
+	if (err == MLTCP_PARAM_OK) {
+		mltcp_params_derive(&candidate);
 		WRITE_ONCE(*(u32 *)kp->arg, v);
+		WRITE_ONCE(mltcp_params.norm_reno, candidate.norm_reno);
+		WRITE_ONCE(mltcp_params.norm_cubic, candidate.norm_cubic);
+	}
 	mutex_unlock(&mltcp_params_lock);
 
 	if (err != MLTCP_PARAM_OK) {
@@ -151,7 +155,9 @@ static void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
 			       mltcp_now_us(tp), tp->srtt_us >> 3);
 }
 
-static void mltcp_fill_info(const struct mltcp_iter *it,
+/* norm: the variant's (mltcp_params.norm_reno or norm_cubic), so that the
+ * gain shown is the one applied. */
+static void mltcp_fill_info(const struct mltcp_iter *it, u32 norm,
 			    struct tcp_mltcp_info *info)
 {
 	u64 per_iter = READ_ONCE(it->bytes_per_iter);
@@ -162,7 +168,8 @@ static void mltcp_fill_info(const struct mltcp_iter *it,
 	info->iter_bytes = (u32)min_t(u64, READ_ONCE(it->iter_bytes), U32_MAX);
 	info->bytes_per_iter_lo = lower_32_bits(per_iter);
 	info->bytes_per_iter_hi = upper_32_bits(per_iter);
-	info->gain = (u16)min_t(u32, mltcp_gain(it, mltcp_p()), U16_MAX);
+	info->gain = (u16)min_t(u32, mltcp_gain_of_ratio_norm(mltcp_p(), ratio, norm),
+				U16_MAX);
 	info->ratio = ratio == MLTCP_RATIO_NONE ? TCP_MLTCP_INFO_RATIO_NONE :
 		      (u16)ratio;
 }
@@ -175,14 +182,14 @@ static void mltcp_fill_info(const struct mltcp_iter *it,
  */
 #define MLTCP_INFO_EXT_SOCKOPT	(1U << 31)
 
-static size_t mltcp_info_common(const struct mltcp_iter *it, u32 ext,
+static size_t mltcp_info_common(const struct mltcp_iter *it, u32 norm, u32 ext,
 				 int *attr, union tcp_cc_info *info)
 {
 	BUILD_BUG_ON(sizeof(struct tcp_mltcp_info) > sizeof(union tcp_cc_info));
 
 	if (!(ext & MLTCP_INFO_EXT_SOCKOPT))
 		return 0;
-	mltcp_fill_info(it, (struct tcp_mltcp_info *)info);
+	mltcp_fill_info(it, norm, (struct tcp_mltcp_info *)info);
 	*attr = INET_DIAG_NONE;	/* unused by getsockopt */
 	return sizeof(struct tcp_mltcp_info);
 }
@@ -212,7 +219,8 @@ static void mltcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
-	if (!tcp_is_cwnd_limited(sk))
+	if (!tcp_is_cwnd_limited(sk) ||
+	    mltcp_reno_flow_hold(mltcp_reno_ca(sk), mltcp_p(), tcp_snd_cwnd(tp), tp->mss_cache))
 		return;
 
 	if (tcp_in_slow_start(tp)) {
@@ -244,7 +252,8 @@ static void mltcp_reno_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 static size_t mltcp_reno_get_info(struct sock *sk, u32 ext, int *attr,
 				  union tcp_cc_info *info)
 {
-	return mltcp_info_common(&mltcp_reno_ca(sk)->it, ext, attr, info);
+	return mltcp_info_common(&mltcp_reno_ca(sk)->it, READ_ONCE(mltcp_params.norm_reno),
+				 ext, attr, info);
 }
 
 static struct tcp_congestion_ops mltcp_reno __read_mostly = {
@@ -290,7 +299,8 @@ static void mltcp_cubic_cong_avoid(struct sock *sk, u32 ack, u32 acked)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
-	if (!tcp_is_cwnd_limited(sk))
+	if (!tcp_is_cwnd_limited(sk) ||
+	    mltcp_cubic_flow_hold(mltcp_cubic_ca(sk), mltcp_p(), tcp_snd_cwnd(tp), tp->mss_cache))
 		return;
 
 	if (tcp_in_slow_start(tp)) {
@@ -369,7 +379,8 @@ static void mltcp_cubic_in_ack_event(struct sock *sk, u32 flags)
 static size_t mltcp_cubic_get_info(struct sock *sk, u32 ext, int *attr,
 				   union tcp_cc_info *info)
 {
-	return mltcp_info_common(&mltcp_cubic_ca(sk)->it, ext, attr, info);
+	return mltcp_info_common(&mltcp_cubic_ca(sk)->it, READ_ONCE(mltcp_params.norm_cubic),
+				 ext, attr, info);
 }
 
 static struct tcp_congestion_ops mltcp_cubic __read_mostly = {
@@ -389,30 +400,32 @@ static struct tcp_congestion_ops mltcp_cubic __read_mostly = {
 /* ---------------------------------------------------------------------- */
 /* debugfs: /sys/kernel/debug/tcp_mltcp/flows lists every MLTCP socket.    */
 
-/* The tracker of an MLTCP socket and the name of its variant, or NULL. */
+/* The tracker of an MLTCP socket, the name and norm of its variant, or NULL. */
 static const struct mltcp_iter *mltcp_iter_of(const struct sock *sk,
-					      const char **name)
+					      const char **name, u32 *norm)
 {
 	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
 
 	if (ops == &mltcp_reno) {
 		*name = mltcp_reno.name;
+		*norm = READ_ONCE(mltcp_params.norm_reno);
 		return &mltcp_reno_ca(sk)->it;
 	}
 	if (ops == &mltcp_cubic) {
 		*name = mltcp_cubic.name;
+		*norm = READ_ONCE(mltcp_params.norm_cubic);
 		return &mltcp_cubic_ca(sk)->it;
 	}
 	return NULL;
 }
 
 static void mltcp_show_sock(struct seq_file *m, const struct sock *sk,
-			    const struct mltcp_iter *it, const char *name)
+			    const struct mltcp_iter *it, const char *name, u32 norm)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct tcp_mltcp_info info;
 
-	mltcp_fill_info(it, &info);
+	mltcp_fill_info(it, norm, &info);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk->sk_family == AF_INET6)
 		seq_printf(m, "[%pI6c]:%u [%pI6c]:%u", &sk->sk_v6_rcv_saddr,
@@ -457,12 +470,13 @@ static int mltcp_flows_show(struct seq_file *m, void *v)
 		sk_nulls_for_each(sk, node, &head->chain) {
 			const struct mltcp_iter *it;
 			const char *name;
+			u32 norm;
 
 			if (!sk_fullsock(sk))
 				continue;
-			it = mltcp_iter_of(sk, &name);
+			it = mltcp_iter_of(sk, &name, &norm);
 			if (it)
-				mltcp_show_sock(m, sk, it, name);
+				mltcp_show_sock(m, sk, it, name, norm);
 		}
 		spin_unlock_bh(lock);
 		cond_resched();

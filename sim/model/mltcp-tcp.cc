@@ -100,6 +100,11 @@ void MltcpFlowState::OnRtt(const Time& rtt) {
     srtt_us_ = srtt_us_ - (srtt_us_ >> kSrttShift) + (sample >> kSrttShift);
 }
 
+bool MltcpFlowState::TailHold(Ptr<const TcpSocketState> tcb) const {
+  return mltcp_tail_hold(&flow_.state(), &params_.raw(), tcb->GetCwndInSegments(),
+                         tcb->m_segmentSize);
+}
+
 bool MltcpFlowState::OnTxStart(Ptr<const TcpSocketState> tcb) {
   Sync(tcb);
   tx_starts_++;
@@ -246,7 +251,7 @@ uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   state_.Sync(tcb);
   cwnd_cnt_ = 0;
   const uint32_t beta =
-      mltcp_decrease_beta(MLTCP_RENO_BETA, state_.Gain(), &state_.params().raw());
+      mltcp_decrease_beta(MLTCP_RENO_BETA, state_.RenoGain(), &state_.params().raw());
   return mltcp_ssthresh(tcb->GetCwndInSegments(), beta) * tcb->m_segmentSize;
 }
 
@@ -254,6 +259,8 @@ uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
 // w from the core's per-ack cache, as the kernel and BPF datapaths.
 void TcpMltcpReno::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
   state_.Sync(tcb);
+  if (state_.TailHold(tcb))
+    return;
   const uint32_t w = CongAvoid(tcb, &cwnd_cnt_, segmentsAcked, [this](uint32_t cwnd, uint32_t) {
     return mltcp_reno_ai_w_cached(&cache_, &state_.flow().state(), &state_.params().raw(), cwnd);
   });
@@ -291,7 +298,7 @@ uint32_t TcpMltcpCubic::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   Start(tcb);
   state_.Sync(tcb);
   cwnd_cnt_ = 0;  // a window reduction starts (tcp_init_cwnd_reduction)
-  return mltcp_bictcp_ssthresh(&bic_, tcb->GetCwndInSegments(), state_.Gain(),
+  return mltcp_bictcp_ssthresh(&bic_, tcb->GetCwndInSegments(), state_.CubicGain(),
                                &state_.params().raw()) *
          tcb->m_segmentSize;
 }
@@ -341,10 +348,12 @@ void TcpMltcpCubic::CongestionStateSet(Ptr<TcpSocketState> tcb,
 void TcpMltcpCubic::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) {
   Start(tcb);
   state_.Sync(tcb);
+  if (state_.TailHold(tcb))
+    return;
   const uint32_t w =
       CongAvoid(tcb, &cwnd_cnt_, segmentsAcked, [this](uint32_t cwnd, uint32_t acked) {
         return mltcp_bictcp_cong_avoid(&bic_, cwnd, acked, MltcpFlowState::NowUs(),
-                                       state_.Gain());
+                                       state_.CubicGain());
       });
   if (w)
     last_cnt_ = w;

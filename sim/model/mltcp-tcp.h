@@ -38,7 +38,13 @@ class MltcpFlowState {
   void OnRtt(const Time& rtt);
   bool OnTxStart(Ptr<const TcpSocketState> tcb);
   void Hint(uint64_t bytes);
-  uint32_t Gain() const { return flow_.Gain(params_); }
+  uint32_t Gain() const { return flow_.Gain(params_); }  // the paper's F
+  // The gain each base applies: F times its norm (mltcp_params_derive).
+  uint32_t RenoGain() const { return mltcp_reno_gain(&flow_.state(), &params_.raw()); }
+  uint32_t CubicGain() const { return mltcp_cubic_gain(&flow_.state(), &params_.raw()); }
+  // The window must not grow now: the iteration's last windows
+  // (mltcp_tail_hold), checked before slow start.
+  bool TailHold(Ptr<const TcpSocketState> tcb) const;
 
   void SetParams(const mltcp::Params& p) { params_ = p; }
   const mltcp::Params& params() const { return params_; }

@@ -248,3 +248,23 @@ TEST(ParamTable, OptionsAndHelp) {
   EXPECT_THROW(mltcp::SetParamKv(d, "nosuch=1"), std::invalid_argument);
   EXPECT_THROW(mltcp::SetParamKv(d, "g_inv"), std::invalid_argument);
 }
+
+// The derived norms follow every change, whichever way the change comes.
+TEST(ParamTable, SettingARowRederivesTheNorms) {
+  mltcp_params p = MLTCP_PARAMS_INIT;
+  mltcp::SetParamKv(p, "slope=3072");
+  mltcp_params q = p;
+  mltcp_params_derive(&q);
+  EXPECT_EQ(p.norm_reno, q.norm_reno);
+  EXPECT_EQ(p.norm_cubic, q.norm_cubic);
+  EXPECT_NE(p.norm_reno, (uint32_t)MLTCP_DEF_NORM_RENO);
+  mltcp::SetParamKv(p, "normalize=0");
+  EXPECT_EQ(p.norm_reno, 1024u);
+  mltcp::Params wrapped;
+  mltcp_params raw = wrapped.raw();
+  raw.intercept = 512;
+  wrapped.Set(raw);
+  q = raw;
+  mltcp_params_derive(&q);
+  EXPECT_EQ(wrapped.raw().norm_cubic, q.norm_cubic);
+}

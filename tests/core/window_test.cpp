@@ -1,6 +1,8 @@
 // What F does to Reno's and CUBIC's window growth.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "test_util.h"
 
 using mltcp_test::Driver;
@@ -89,6 +91,8 @@ TEST(Window, CubicCnt) {
 // The Reno fast path: F cached between 1/64 steps of an iteration.
 TEST(RenoCache, MatchesExactGainAtEveryStepAndStaysWithinOneStep) {
   Driver d;
+  d.p.normalize = 0;  // the paper's F, to compare with d.Gain()
+  mltcp_params_derive(&d.p);
   mltcp_reno_cache c;
   mltcp_reno_cache_init(&c);
   d.Phase(640000);
@@ -112,6 +116,8 @@ TEST(RenoCache, MatchesExactGainAtEveryStepAndStaysWithinOneStep) {
 
 TEST(RenoCache, WFollowsCwndHintsAndDisable) {
   Driver d;
+  d.p.normalize = 0;  // F as given: 0.25 at the start, 1.75 at the end
+  mltcp_params_derive(&d.p);
   mltcp_reno_cache c;
   mltcp_reno_cache_init(&c);
   EXPECT_EQ(mltcp_reno_ai_w_cached(&c, &d.it, &d.p, 100), 100u);  // neutral
@@ -164,4 +170,127 @@ TEST(Cubic, EpochScaleCarriesFractionsOfACoarseClock) {
   const uint32_t curve_time = now - epoch;           // t at the end
   const double expected = 1000 + 1000 * 1300.0 / 1024;  // 1000 + 1269.5
   EXPECT_NEAR(curve_time, expected, 1.0);
+}
+
+TEST(TailHold, HoldsOnlyInTheIterationsLastWindows) {
+  Driver d;
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));  // no size known: never
+  mltcp_iter_hint(&d.it, d.acked, 100000, d.now);
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));  // 100000 left > 2 x 10000
+  d.Phase(80000, 1000);
+  EXPECT_TRUE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));   // 20000 left = 2 windows
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 9, 1000));   // 20000 > 2 x 9000
+  d.p.tail_windows = 3;
+  EXPECT_TRUE(mltcp_tail_hold(&d.it, &d.p, 7, 1000));
+  d.p.tail_windows = 0;  // off
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));
+  d.p.tail_windows = 2;
+  d.p.enabled = 0;  // MLTCP off: the base algorithm exactly
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));
+  d.p.enabled = 1;
+  d.Phase(20001, 1000);  // past the expected end the estimate is wrong
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 0));
+}
+
+// One phase of 100 acks of 1000 bytes: every growth comes while more than two
+// windows are left, and without the hold the window ends larger.
+static uint32_t TailPhase(bool cubic, uint32_t tail_windows) {
+  mltcp_params p = mltcp_test::DefaultParams();
+  p.tail_windows = tail_windows;
+  mltcp_reno_flow rf;
+  mltcp_cubic_flow cf;
+  mltcp_reno_flow_init(&rf, 0, 1000);
+  mltcp_cubic_flow_init(&cf, 0, 1000, 0);
+  mltcp_iter* it = cubic ? &cf.it : &rf.it;
+  mltcp_iter_hint(it, 0, 100000, 1000);
+  mltcp_window w;
+  mltcp_window_init(&w, 4, 1000);
+  uint64_t acked = 0;
+  uint32_t now = 1000;
+  while (acked < 100000) {
+    acked += 1000;
+    now += 100;
+    mltcp_iter_on_ack(it, acked, now);
+    const uint32_t before = w.cwnd;
+    if (cubic)
+      mltcp_cubic_flow_cong_avoid(&cf, &p, &w, 1, now, 1000);
+    else
+      mltcp_reno_flow_cong_avoid(&rf, &p, &w, 1, 1000);
+    if (w.cwnd > before && tail_windows) {
+      EXPECT_GT(100000 - acked, (uint64_t)tail_windows * before * 1000) << cubic << " at " << acked;
+    }
+  }
+  return w.cwnd;
+}
+
+TEST(TailHold, RenoAndCubicFlowsDoNotGrowInTheTail) {
+  for (bool cubic : {false, true}) {
+    const uint32_t held = TailPhase(cubic, 2), free_running = TailPhase(cubic, 0);
+    EXPECT_GT(held, 4u) << cubic;  // it did grow before the tail
+    EXPECT_GT(free_running, held) << cubic;
+  }
+}
+
+// Coexistence: the norms make the mean inverse share 1 (docs/design.md).
+TEST(Norm, DefaultsAreTheDerivedValues) {
+  mltcp_params p = mltcp_test::DefaultParams();
+  const uint32_t reno = p.norm_reno, cubic = p.norm_cubic;
+  EXPECT_EQ(reno, MLTCP_DEF_NORM_RENO);
+  EXPECT_EQ(cubic, MLTCP_DEF_NORM_CUBIC);
+  mltcp_params_derive(&p);
+  EXPECT_EQ(p.norm_reno, reno);
+  EXPECT_EQ(p.norm_cubic, cubic);
+  // The model's numbers (docs/design.md): 1.41 and 1.62.
+  EXPECT_NEAR(reno / 1024.0, 1.41, 0.01);
+  EXPECT_NEAR(cubic / 1024.0, 1.62, 0.01);
+}
+
+TEST(Norm, IsTheSmallestNormWithMeanInverseShareAtMostOne) {
+  mltcp_params p = mltcp_test::DefaultParams();
+  for (uint32_t slope : {0u, 512u, 1536u, 4096u}) {
+    for (uint32_t intercept : {128u, 256u, 1024u}) {
+      for (uint32_t dec : {0u, 1u}) {
+        p.slope = slope;
+        p.intercept = intercept;
+        p.scale_decrease = dec;
+        mltcp_params_derive(&p);
+        for (auto [beta, norm] : {std::pair<uint32_t, uint32_t>{MLTCP_RENO_BETA, p.norm_reno},
+                                  {MLTCP_CUBIC_BETA_KEEP, p.norm_cubic}}) {
+          EXPECT_LE(mltcp_norm_mean_inverse_share(&p, beta, norm), 1024u)
+              << slope << " " << intercept << " " << dec;
+          EXPECT_GT(mltcp_norm_mean_inverse_share(&p, beta, norm - 1), 1024u)
+              << slope << " " << intercept << " " << dec;
+        }
+      }
+    }
+  }
+  // F = 1 everywhere: already neutral.
+  p.slope = 0;
+  p.intercept = 1024;
+  mltcp_params_derive(&p);
+  EXPECT_EQ(p.norm_reno, 1024u);
+  EXPECT_EQ(p.norm_cubic, 1024u);
+}
+
+TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
+  mltcp_params p = mltcp_test::DefaultParams();
+  p.normalize = 0;
+  mltcp_params_derive(&p);
+  EXPECT_EQ(p.norm_reno, 1024u);
+  EXPECT_EQ(p.norm_cubic, 1024u);
+  p = mltcp_test::DefaultParams();
+  p.enabled = 0;
+  mltcp_params_derive(&p);
+  EXPECT_EQ(p.norm_reno, 1024u);
+  // Two flows at r = 0.25 and r = 0.5 keep the ratio of their F (below the
+  // clamps), which is what interleaves them.
+  p = mltcp_test::DefaultParams();
+  const double f1 = mltcp_gain_of_ratio(&p, 256), f2 = mltcp_gain_of_ratio(&p, 512);
+  const double n1 = mltcp_gain_of_ratio_norm(&p, 256, p.norm_reno),
+               n2 = mltcp_gain_of_ratio_norm(&p, 512, p.norm_reno);
+  EXPECT_NEAR(n2 / n1, f2 / f1, 0.01);
+  EXPECT_NEAR(n1 / f1, p.norm_reno / 1024.0, 0.01);
+  // A never-derived norm (0) counts as 1.
+  EXPECT_EQ(mltcp_gain_of_ratio_norm(&p, 256, 0), mltcp_gain_of_ratio(&p, 256));
 }

@@ -54,7 +54,8 @@ int main(int argc, char **argv)
 		switch (e.kind) {
 		case MLTCP_DP_ACK:
 			cc->OnAck({now_ns, e.acked_total, e.acked_pkts, e.srtt_us, e.cwnd_limited != 0,
-				   false, e.rtt_us, snd_una, snd_una + e.inflight_bytes});
+				   false, e.rtt_us, snd_una, snd_una + e.inflight_bytes,
+				   MLTCP_DP_SEGMENT});
 			break;
 		case MLTCP_DP_TX_START:
 			cc->OnTxStart(e.acked_total, now_ns, e.srtt_us);

@@ -391,8 +391,9 @@ TEST(Engine, MltcpDetectsIterationsAndTakesHints)
 	EXPECT_EQ(st.hinted, 1u);
 	EXPECT_EQ(st.bytes_per_iter, 300000u);
 	EXPECT_NEAR(st.ratio, MLTCP_RATIO_ONE / 2, 20u);
-	// F(0.5) = 0.25 + 1.5 * 0.5 = 1.0 in the defaults.
-	EXPECT_NEAR(st.gain, MLTCP_DEF_INTERCEPT + MLTCP_DEF_SLOPE / 2, 20u);
+	// F(0.5) = 0.25 + 1.5 * 0.5 = 1.0 in the defaults, times Reno's norm.
+	EXPECT_NEAR(st.gain, (MLTCP_DEF_INTERCEPT + MLTCP_DEF_SLOPE / 2) * MLTCP_DEF_NORM_RENO / 1024,
+		    30u);
 
 	// Plain Reno tracks nothing.
 	FakeNet net2(SmallConfig(), 22);

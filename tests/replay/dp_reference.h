@@ -204,7 +204,7 @@ class Reference {
     } else {
       d.cwnd = w_.cwnd;
       d.ssthresh = w_.ssthresh;
-      d.gain = mltcp_gain(&it, &p_);
+      d.gain = algo_ == MLTCP_DP_RENO ? mltcp_reno_gain(&it, &p_) : mltcp_cubic_gain(&it, &p_);
     }
     d.iterations = it.iterations;
     d.hinted = it.hinted;
@@ -248,9 +248,9 @@ class Reference {
     if (!e.cwnd_limited)
       return;
     if (algo_ == MLTCP_DP_RENO)
-      mltcp_reno_flow_cong_avoid(&reno_, &p_, &w_, e.acked_pkts);
+      mltcp_reno_flow_cong_avoid(&reno_, &p_, &w_, e.acked_pkts, MLTCP_DP_SEGMENT);
     else
-      mltcp_cubic_flow_cong_avoid(&cubic_, &p_, &w_, e.acked_pkts, e.now_us);
+      mltcp_cubic_flow_cong_avoid(&cubic_, &p_, &w_, e.acked_pkts, e.now_us, MLTCP_DP_SEGMENT);
   }
 
   mltcp_params p_;

@@ -93,7 +93,7 @@ struct Replay {
     d.seq = seq;
     d.cwnd = tcb->GetCwndInSegments();
     d.ssthresh = tcb->m_ssThresh == UINT32_MAX ? MLTCP_INFINITE_SSTHRESH : tcb->GetSsThreshInSegments();
-    d.gain = State().Gain();
+    d.gain = algo == MLTCP_DP_RENO ? State().RenoGain() : State().CubicGain();
     d.iterations = it.iterations;
     d.hinted = it.hinted;
     d.iter_bytes = it.iter_bytes;

@@ -56,10 +56,11 @@ int core_world(struct __sk_buff *skb)
 		mltcp_dcqcn_on_cnp(&s->rp, &s->dcqcn_params, now);
 
 	/* The per-base flows and the window arithmetic. */
-	mltcp_reno_flow_cong_avoid(&s->reno, &s->params, &s->win, skb->len & 63);
+	mltcp_reno_flow_cong_avoid(&s->reno, &s->params, &s->win, skb->len & 63, skb->len);
 	w += mltcp_reno_flow_ssthresh(&s->reno, &s->params, s->win.cwnd);
 	mltcp_cubic_flow_tx_start(&s->cubic, (__u32)now);
-	mltcp_cubic_flow_cong_avoid(&s->cubic, &s->params, &s->win, skb->len & 63, (__u32)now);
+	mltcp_cubic_flow_cong_avoid(&s->cubic, &s->params, &s->win, skb->len & 63, (__u32)now,
+				    skb->len);
 	w += mltcp_cubic_flow_ssthresh(&s->cubic, &s->params, s->win.cwnd);
 	{
 		struct mltcp_cubic_rtt_sample rs = {

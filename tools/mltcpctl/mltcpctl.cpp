@@ -245,6 +245,7 @@ void write_config(const mltcp_params &p)
 	ConfigData d = read_config_data(m.fd);
 	__u32 zero = 0;
 	d.mltcp_cfg = p;
+	mltcp_params_derive(&d.mltcp_cfg);
 	if (bpf_map_update_elem(m.fd, &zero, &d, BPF_ANY) < 0)
 		fail(kRuntime, "writing %s failed: %s", MLTCP_PIN_CONFIG, errstr(errno).c_str());
 }
@@ -455,6 +456,7 @@ struct mltcp_bpf *open_and_load(bool link_mode, const mltcp_params &p)
 	if (!skel)
 		fail(kRuntime, "opening the BPF object failed: %s", errstr(errno).c_str());
 	skel->data->mltcp_cfg = p;
+	mltcp_params_derive(&skel->data->mltcp_cfg);
 	if (link_mode) {
 		bpf_map__set_map_flags(skel->maps.mltcp, bpf_map__map_flags(skel->maps.mltcp) | kBpfFLink);
 		bpf_map__set_map_flags(skel->maps.mltcp_cubic,

@@ -47,10 +47,10 @@ static int __init mltcp_core_world_init(void)
 	BUILD_BUG_ON(sizeof(struct mltcp_cubic_flow) != 104);
 	mltcp_window_init(&world_win, 10, 1 << 16);
 	mltcp_reno_flow_init(&world_reno, 0, (u32)now);
-	mltcp_reno_flow_cong_avoid(&world_reno, &world_params, &world_win, 3);
+	mltcp_reno_flow_cong_avoid(&world_reno, &world_params, &world_win, 3, 1448);
 	mltcp_cubic_flow_init(&world_cubic, 0, (u32)now, 1);
 	mltcp_cubic_flow_tx_start(&world_cubic, (u32)now + 5000);
-	mltcp_cubic_flow_cong_avoid(&world_cubic, &world_params, &world_win, 3, (u32)now);
+	mltcp_cubic_flow_cong_avoid(&world_cubic, &world_params, &world_win, 3, (u32)now, 1448);
 	pr_info("mltcp_core_world: ssthresh %u %u root %u\n",
 		mltcp_reno_flow_ssthresh(&world_reno, &world_params, world_win.cwnd),
 		mltcp_cubic_flow_ssthresh(&world_cubic, &world_params, world_win.cwnd),
