@@ -103,8 +103,8 @@ MIXES = {
     # Eight jobs of one period (~200 ms), three sizes, communication
     # fractions alone summing to ~0.95 (profiles/jobs.prof, "crowd").
     "crowd": ("compatible", [("s1", "crowd_s"), ("s2", "crowd_s"), ("s3", "crowd_s"),
-                             ("s4", "crowd_s"), ("m1", "crowd_m"), ("m2", "crowd_m"),
-                             ("l1", "crowd_l"), ("l2", "crowd_l")]),
+                             ("s4", "crowd_s"), ("s5", "crowd_s"), ("s6", "crowd_s"),
+                             ("m1", "crowd_m"), ("l1", "crowd_l")]),
     # Partial deployment: two jobs with the run's congestion control, one
     # with its base; three gpt2 jobs fit (3 x 0.23 of the link).
     "partial": ("partial", [("ml1", "gpt2"), ("ml2", "gpt2"), ("base", "base:gpt2")]),
