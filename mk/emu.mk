@@ -7,7 +7,15 @@
 #                           namespace testbed (~20 min with the defaults);
 #                           REPS, MIXES, CCS, ITERATIONS, MLTCP_PARAMS
 #                           (e.g. "slope=2048 intercept=256") select the runs;
-#                           HINTS=1: mltcp jobs announce iterations (libmltcp)
+#                           HINTS=1: mltcp jobs announce iterations (libmltcp).
+#                           Mixes (docs/evaluation.md): two_identical three_mixed
+#                           four oversub periods buckets striped4 striped8 tag
+#                           dorylus bulk ring, crowd (8 jobs of one period, their
+#                           communication fractions summing to ~1.0) and partial
+#                           (2 jobs with the run's cc, 1 with its base: mltcp ->
+#                           reno, mltcp_cubic -> cubic).  Per run: loss recoveries
+#                           per 100 iterations (each job's namespace counters) and
+#                           the host's CPU use; at the end the targets' verdicts
 #   make demo               two identical jobs with cubic, reno, then mltcp, on the
 #                           testbed: before/after table and pictures (~2 min)
 
@@ -20,7 +28,8 @@ INTERLEAVE      = /usr/bin/python3 $(ROOT)/tools/bench/interleave.py --emu $(EMU
                   --mltcpctl $(MLTCPCTL_BIN) --metrics $(METRICS_BIN)
 REPS           ?= 3
 ITERATIONS     ?= 30
-MIXES          ?= two_identical three_mixed four oversub periods buckets striped4 striped8 tag dorylus bulk ring
+MIXES          ?= two_identical three_mixed four oversub periods buckets striped4 striped8 tag dorylus bulk ring \
+                  crowd partial
 CCS            ?= reno cubic mltcp mltcp_cubic
 MLTCP_PARAMS   ?=
 HINTS          ?= 0

@@ -11,7 +11,24 @@
 
 namespace mltcp_workload {
 
-const char kIterationCsvHeader[] = "job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us";
+const char kIterationCsvHeaderV1[] = "job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us";
+const char kIterationCsvHeader[] =
+	"job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,"
+	"rto,recoveries,tlp,undo,spurious_rto";
+const char *const kLossCounterNames[kLossCounterCount] = {"rto", "recoveries", "tlp", "undo",
+							   "spurious_rto"};
+
+int64_t &loss_counter(LossCounters &c, size_t i)
+{
+	int64_t *fields[kLossCounterCount] = {&c.rto, &c.recoveries, &c.tlp, &c.undo,
+					      &c.spurious_rto};
+	return *fields[i];
+}
+
+int64_t loss_counter(const LossCounters &c, size_t i)
+{
+	return loss_counter(const_cast<LossCounters &>(c), i);
+}
 
 void write_iteration_csv_header(FILE *f)
 {
@@ -23,9 +40,17 @@ void write_iteration_csv_rows(FILE *f, const std::string &job, const std::vector
 {
 	for (size_t i = 0; i < its.size(); i++) {
 		const Iteration &r = its[i];
-		fprintf(f, "%s,%zu,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+		fprintf(f, "%s,%zu,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64,
 			job.c_str(), i, r.bytes, r.start_us - t0_us, r.comm_start_us - t0_us,
 			r.comm_end_us - t0_us, r.end_us - t0_us);
+		for (size_t c = 0; c < kLossCounterCount; c++) {
+			int64_t v = loss_counter(r.loss, c);
+			if (v == kCounterUnknown)
+				fputs(",", f);
+			else
+				fprintf(f, ",%" PRId64, v);
+		}
+		fputs("\n", f);
 	}
 }
 
@@ -61,13 +86,16 @@ std::vector<JobIterations> parse_iteration_csv(const std::string &text, const st
 {
 	static const char *kColumns[] = {"job", "iteration", "bytes", "start_us",
 					 "comm_start_us", "comm_end_us", "end_us"};
+	constexpr size_t kTimeColumns = 7;
 	std::vector<JobIterations> jobs;
 	std::istringstream in(text);
 	std::string line;
 	int lineno = 0;
-	if (!std::getline(in, line) || line != kIterationCsvHeader)
+	if (!std::getline(in, line) || (line != kIterationCsvHeader && line != kIterationCsvHeaderV1))
 		throw IterationCsvError(origin + ":1: header is not '" + std::string(kIterationCsvHeader) +
-					"'");
+					"' (or its first 7 columns)");
+	const size_t columns = line == kIterationCsvHeader ? kTimeColumns + kLossCounterCount
+							   : kTimeColumns;
 	lineno = 1;
 	while (std::getline(in, line)) {
 		lineno++;
@@ -81,9 +109,9 @@ std::vector<JobIterations> parse_iteration_csv(const std::string &text, const st
 		if (!line.empty() && line.back() == ',')
 			f.push_back("");
 		const std::string at = origin + ":" + std::to_string(lineno);
-		if (f.size() != 7)
+		if (f.size() != columns)
 			throw IterationCsvError(at + ": " + std::to_string(f.size()) +
-						" columns, the schema has 7");
+						" columns, the header has " + std::to_string(columns));
 		if (f[0].empty())
 			throw IterationCsvError(at + ": column job is empty");
 		auto col = [&](int c) { return at + ": column " + kColumns[c]; };
@@ -94,6 +122,12 @@ std::vector<JobIterations> parse_iteration_csv(const std::string &text, const st
 		r.comm_start_us = parse_int(f[4], col(4), false);
 		r.comm_end_us = parse_int(f[5], col(5), false);
 		r.end_us = parse_int(f[6], col(6), false);
+		for (size_t c = 0; kTimeColumns + c < columns; c++) {
+			const std::string &cell = f[kTimeColumns + c];
+			if (!cell.empty())	// empty: unknown
+				loss_counter(r.loss, c) = parse_int(
+					cell, at + ": column " + kLossCounterNames[c], true);
+		}
 		if (r.comm_start_us > r.comm_end_us || r.start_us > r.end_us)
 			throw IterationCsvError(at + ": a phase ends before it starts "
 						     "(comm_start_us > comm_end_us or start_us > end_us)");

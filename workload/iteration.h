@@ -2,10 +2,15 @@
 // one schema every workload tool writes (mltcp-emu send/ring, mltcp-dpdk emu,
 // mltcp-rdma, mltcp-sim) and the benchmarks and mltcp-metrics read:
 //
-//   job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us
+//   job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,
+//   rto,recoveries,tlp,undo,spurious_rto
 //
 // one row per iteration, times in microseconds from the run's time origin
-// (t0: CLOCK_REALTIME --t0-us on the host, simulated time 0 in ns-3).
+// (t0: CLOCK_REALTIME --t0-us on the host, simulated time 0 in ns-3).  The
+// last five columns count the loss recoveries during the iteration's
+// communication phase (LossCounters); a cell is empty when the tool cannot
+// tell (every datapath but mltcp-emu on Linux).  The reader also accepts the
+// older 7-column header (no counters: all unknown).
 #pragma once
 
 #include <cstdint>
@@ -16,15 +21,55 @@
 
 namespace mltcp_workload {
 
+// A counter a tool could not read (an older kernel without the field, or a
+// datapath that does not count it).
+constexpr int64_t kCounterUnknown = -1;
+
+// Loss recoveries during one communication phase: differences of the TCP
+// counters of the job's network namespace (Linux's /proc/net/netstat,
+// TcpExt) between the phase's start and end, so they count every socket of
+// that namespace (the benchmarks give each job, each ring rank, its own):
+//   rto           retransmission timeouts (TCPTimeouts)
+//   recoveries    fast-retransmit recoveries (TCPSackRecovery + TCPRenoRecovery)
+//   tlp           tail-loss probes sent (TCPLossProbes)
+//   undo          recoveries undone as spurious (TCPFullUndo + TCPPartialUndo +
+//                 TCPDSACKUndo + TCPLossUndo)
+//   spurious_rto  of the undone, RTOs that F-RTO found spurious (TCPSpuriousRTOs;
+//                 they are counted in undo, as TCPLossUndo, too)
+// kCounterUnknown where unknown.
+struct LossCounters {
+	int64_t rto = kCounterUnknown;
+	int64_t recoveries = kCounterUnknown;
+	int64_t tlp = kCounterUnknown;
+	int64_t undo = kCounterUnknown;
+	int64_t spurious_rto = kCounterUnknown;
+};
+
+constexpr size_t kLossCounterCount = 5;
+extern const char *const kLossCounterNames[kLossCounterCount];	// the CSV column names
+// Counter i (0 <= i < kLossCounterCount) in the order of kLossCounterNames.
+int64_t &loss_counter(LossCounters &c, size_t i);
+int64_t loss_counter(const LossCounters &c, size_t i);
+
 // One iteration: compute from start_us, communication from comm_start_us
 // (first byte released) to comm_end_us (every byte confirmed), end at end_us.
 // All four on one clock, in microseconds.
 struct Iteration {
+	Iteration() = default;
+	// The times as brace lists give them ({bytes, start, comm_start,
+	// comm_end, end}); the counters stay unknown unless given.
+	Iteration(uint64_t bytes_, int64_t start, int64_t comm_start, int64_t comm_end, int64_t end,
+		  LossCounters loss_ = {})
+	    : bytes(bytes_), start_us(start), comm_start_us(comm_start), comm_end_us(comm_end),
+	      end_us(end), loss(loss_)
+	{
+	}
 	uint64_t bytes = 0;
 	int64_t start_us = 0;
 	int64_t comm_start_us = 0;
 	int64_t comm_end_us = 0;
 	int64_t end_us = 0;
+	LossCounters loss;	// during the communication phase; unknown by default
 };
 
 // A job's recorded iterations, in order (iteration i is iterations[i]).
@@ -34,6 +79,7 @@ struct JobIterations {
 };
 
 extern const char kIterationCsvHeader[];	// the header line, without '\n'
+extern const char kIterationCsvHeaderV1[];	// the 7-column header the reader also takes
 
 // Writes the header line.
 void write_iteration_csv_header(FILE *f);

@@ -101,6 +101,82 @@ double mean_of(const std::vector<double> &v)
 
 }  // namespace
 
+LossSummary::LossSummary()
+{
+	for (size_t c = 0; c < kLossCounterCount; c++) {
+		total[c] = kCounterUnknown;
+		per_100_iter[c] = NAN;
+	}
+}
+
+namespace {
+
+void set_rates(LossSummary &s)
+{
+	for (size_t c = 0; c < kLossCounterCount; c++)
+		s.per_100_iter[c] = s.total[c] == kCounterUnknown || !s.iterations
+					    ? NAN
+					    : 100.0 * (double)s.total[c] / (double)s.iterations;
+}
+
+}  // namespace
+
+LossSummary loss_summary(const std::vector<Iteration> &its, size_t warmup)
+{
+	LossSummary s;
+	if (warmup >= its.size())
+		warmup = 0;
+	s.iterations = its.size() - warmup;
+	if (!s.iterations)
+		return s;
+	for (size_t c = 0; c < kLossCounterCount; c++) {
+		int64_t sum = 0;
+		for (size_t i = warmup; i < its.size() && sum != kCounterUnknown; i++) {
+			int64_t v = loss_counter(its[i].loss, c);
+			sum = v == kCounterUnknown ? kCounterUnknown : sum + v;
+		}
+		s.total[c] = sum;
+	}
+	for (size_t i = warmup; i < its.size(); i++)
+		if (its[i].loss.rto > 0)
+			s.rto_iterations.push_back(i);
+	set_rates(s);
+	return s;
+}
+
+LossSummary combine_losses(const std::vector<LossSummary> &jobs)
+{
+	LossSummary s;
+	if (jobs.empty())
+		return s;
+	for (size_t c = 0; c < kLossCounterCount; c++)
+		s.total[c] = 0;
+	for (const LossSummary &j : jobs) {
+		s.iterations += j.iterations;
+		for (size_t c = 0; c < kLossCounterCount; c++)
+			if (s.total[c] != kCounterUnknown)
+				s.total[c] = j.total[c] == kCounterUnknown ? kCounterUnknown
+									   : s.total[c] + j.total[c];
+	}
+	set_rates(s);
+	return s;
+}
+
+void add_rank_losses(JobIterations &job, const JobIterations &rank)
+{
+	if (rank.iterations.size() != job.iterations.size())
+		throw IterationCsvError("job " + job.job + " has " +
+					std::to_string(job.iterations.size()) + " iterations, its rank " +
+					rank.job + " " + std::to_string(rank.iterations.size()));
+	for (size_t i = 0; i < job.iterations.size(); i++)
+		for (size_t c = 0; c < kLossCounterCount; c++) {
+			int64_t &mine = loss_counter(job.iterations[i].loss, c);
+			int64_t theirs = loss_counter(rank.iterations[i].loss, c);
+			mine = mine == kCounterUnknown || theirs == kCounterUnknown ? kCounterUnknown
+										    : mine + theirs;
+		}
+}
+
 RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 		       const std::vector<double> &iso_mean_us, size_t warmup, const Contention &c)
 {
@@ -108,6 +184,7 @@ RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 	m.overlaps = phase_overlaps(jobs, c);
 	m.interleaved_at = interleaved_at(jobs, m.overlaps);
 	std::vector<double> ratios, p99s, overlap_means;
+	std::vector<LossSummary> losses;
 	for (size_t j = 0; j < jobs.size(); j++) {
 		JobMetrics jm;
 		const auto &its = jobs[j].iterations;
@@ -121,6 +198,8 @@ RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 		const auto &ov = m.overlaps[j];
 		size_t w = warmup < ov.size() ? warmup : 0;
 		jm.overlap_mean = mean_of(std::vector<double>(ov.begin() + (long)w, ov.end()));
+		jm.losses = loss_summary(its, warmup);
+		losses.push_back(jm.losses);
 		if (jm.iso_mean_us > 0) {
 			ratios.push_back(jm.mean_ratio);
 			p99s.push_back(jm.p99_ratio);
@@ -131,6 +210,7 @@ RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 	m.mean_ratio = ratios.empty() ? NAN : mean_of(ratios);
 	m.p99_ratio = p99s.empty() ? NAN : *std::max_element(p99s.begin(), p99s.end());
 	m.overlap_mean = mean_of(overlap_means);
+	m.losses = combine_losses(losses);
 	if (m.interleaved_at >= 0) {
 		const int64_t t_il = jobs[0].iterations[(size_t)m.interleaved_at].start_us;
 		std::vector<double> after_mean, after_p99;

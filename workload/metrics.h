@@ -14,7 +14,11 @@
 //                   overlap < kOverlapClean: kCleanRun consecutive iterations
 //                   without contention (-1: never);
 //   after           the ratios over the iterations that start once the
-//                   schedule is interleaved.
+//                   schedule is interleaved;
+//   losses          per job, the loss-recovery counters of its iterations
+//                   after the warm-up (Iteration::loss): totals, per 100
+//                   iterations, and which iterations had an RTO; for the
+//                   run, the same over all its jobs' iterations.
 #pragma once
 
 #include <cstddef>
@@ -54,12 +58,39 @@ std::vector<std::vector<double>> phase_overlaps(const std::vector<JobIterations>
 int interleaved_at(const std::vector<JobIterations> &jobs,
 		   const std::vector<std::vector<double>> &overlaps);
 
+// Loss recoveries over a set of iterations (LossCounters, iteration.h).
+struct LossSummary {
+	size_t iterations = 0;	// iterations summed over
+	// Per counter (kLossCounterNames order): the sum, kCounterUnknown if any
+	// iteration lacks it (or there are none); per 100 iterations, NaN then.
+	int64_t total[kLossCounterCount];
+	double per_100_iter[kLossCounterCount];
+	std::vector<size_t> rto_iterations;	// iteration numbers with rto > 0
+	LossSummary();
+};
+
+// Over a job's iterations after the first `warmup` (all of them when it has
+// no more than that, as the iteration statistics).
+LossSummary loss_summary(const std::vector<Iteration> &its, size_t warmup);
+
+// Over several jobs: totals and iterations add up (a counter unknown in one
+// of them is unknown); rto_iterations stays empty (iteration numbers are
+// per job).
+LossSummary combine_losses(const std::vector<LossSummary> &jobs);
+
+// Adds another rank's counters to a job's, iteration by iteration: a ring
+// job's ranks run in namespaces of their own, its CSV (rank 0's) counts only
+// rank 0's.  A counter unknown in either is unknown.  Throws
+// IterationCsvError when the ranks recorded different numbers of iterations.
+void add_rank_losses(JobIterations &job, const JobIterations &rank);
+
 struct JobMetrics {
 	size_t iterations = 0;
 	double mean_us = 0, p99_us = 0;	// after the warm-up
 	double iso_mean_us = 0;		// 0: no isolated run
 	double mean_ratio = 0, p99_ratio = 0;	// NaN without an isolated run
 	double overlap_mean = 0;	// after the warm-up
+	LossSummary losses;		// after the warm-up
 };
 
 struct RunMetrics {
@@ -70,6 +101,7 @@ struct RunMetrics {
 	int interleaved_at = -1;
 	bool have_after = false;	// the after ratios below exist
 	double mean_ratio_after = 0, p99_ratio_after = 0;
+	LossSummary losses;	// every job's iterations after the warm-up
 };
 
 // `iso_mean_us[j]`: job j's isolated mean iteration time (<= 0: none; may be

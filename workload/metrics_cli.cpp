@@ -23,10 +23,12 @@ namespace {
 constexpr int kExitUsage = 2;
 
 const char kUsage[] =
-	"usage: mltcp-metrics [--warmup N] [--iso JOB=US ...] FILE.csv ...\n"
+	"usage: mltcp-metrics [--warmup N] [--iso JOB=US ...] [--rank JOB=FILE.csv ...]\n"
+	"                     FILE.csv ...\n"
 	"\n"
 	"Reads per-iteration CSVs (job,iteration,bytes,start_us,comm_start_us,\n"
-	"comm_end_us,end_us; one or more jobs per file; the first job is the one\n"
+	"comm_end_us,end_us,rto,recoveries,tlp,undo,spurious_rto, workload/iteration.h;\n"
+	"one or more jobs per file; the first job is the one\n"
 	"interleaved_at counts iterations of) and prints the run's metrics as JSON:\n"
 	"per job iterations, mean_us, p99_us (nearest rank, after the warm-up),\n"
 	"iso_mean_us, mean_ratio, p99_ratio, overlap_mean and overlaps (per\n"
@@ -34,11 +36,20 @@ const char kUsage[] =
 	"job's), overlap_mean, interleaved_at (first iteration k of the first job\n"
 	"with 3 consecutive iterations whose intersecting phases overlap < 10%),\n"
 	"mean_ratio_after and p99_ratio_after (iterations starting once\n"
-	"interleaved).  null: not defined (no isolated mean, never interleaved).\n"
+	"interleaved).  Loss recoveries (the CSV's rto, recoveries, tlp, undo,\n"
+	"spurious_rto: counters of the job's network namespace during each\n"
+	"communication phase) per job after the warm-up in \"losses\": totals,\n"
+	"<counter>_per_100_iter and rto_iterations (the iterations with an RTO),\n"
+	"and per iteration in \"loss_per_iteration\"; for the run the same totals\n"
+	"and rates over all jobs.  null: not defined (no isolated mean, never\n"
+	"interleaved, a counter the CSV does not know).\n"
 	"  --warmup N     iterations of each job left out of mean, p99 and overlap\n"
 	"                 (0..1000000, default 0)\n"
 	"  --iso JOB=US   JOB's isolated mean iteration time in microseconds (> 0);\n"
 	"                 without it JOB has no ratios\n"
+	"  --rank JOB=F   F is another rank of ring job JOB (its own namespace): its\n"
+	"                 loss counters are added to JOB's, iteration by iteration\n"
+	"                 (times are JOB's own)\n"
 	"exit codes: 0 ok, 2 bad usage or a CSV not in the schema\n";
 
 [[noreturn]] void usage_error(const std::string &msg)
@@ -73,16 +84,51 @@ std::string json_string(const std::string &s)
 	return o + "\"";
 }
 
+std::string counter(int64_t v)
+{
+	return v == kCounterUnknown ? "null" : std::to_string(v);
+}
+
+std::string losses_json(const LossSummary &s, bool with_iterations)
+{
+	std::string o = "{\"iterations\": " + std::to_string(s.iterations);
+	for (size_t c = 0; c < kLossCounterCount; c++)
+		o += std::string(", \"") + kLossCounterNames[c] + "\": " + counter(s.total[c]) +
+		     ", \"" + kLossCounterNames[c] + "_per_100_iter\": " + num(s.per_100_iter[c]);
+	if (with_iterations) {
+		o += ", \"rto_iterations\": [";
+		for (size_t i = 0; i < s.rto_iterations.size(); i++)
+			o += (i ? ", " : "") + std::to_string(s.rto_iterations[i]);
+		o += "]";
+	}
+	return o + "}";
+}
+
+std::string per_iteration_json(const std::vector<Iteration> &its)
+{
+	std::string o = "[";
+	for (size_t i = 0; i < its.size(); i++) {
+		o += i ? ", {" : "{";
+		for (size_t c = 0; c < kLossCounterCount; c++)
+			o += std::string(c ? ", \"" : "\"") + kLossCounterNames[c] +
+			     "\": " + counter(loss_counter(its[i].loss, c));
+		o += "}";
+	}
+	return o + "]";
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
 	static const option opts[] = {{"warmup", 1, nullptr, 'w'},
 				      {"iso", 1, nullptr, 'i'},
+				      {"rank", 1, nullptr, 'r'},
 				      {"help", 0, nullptr, 'h'},
 				      {nullptr, 0, nullptr, 0}};
 	size_t warmup = 0;
 	std::vector<std::pair<std::string, double>> iso;
+	std::vector<std::pair<std::string, std::string>> ranks;	// job, file
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1) {
@@ -108,6 +154,14 @@ int main(int argc, char **argv)
 			iso.emplace_back(a.substr(0, eq), us);
 			break;
 		}
+		case 'r': {
+			std::string a = optarg;
+			size_t eq = a.find('=');
+			if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
+				usage_error("--rank '" + a + "' is not JOB=FILE.csv");
+			ranks.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+			break;
+		}
 		case 'h':
 			fputs(kUsage, stdout);
 			return 0;
@@ -127,6 +181,23 @@ int main(int argc, char **argv)
 									j.job + " is in two files");
 				jobs.push_back(std::move(j));
 			}
+		for (const auto &[name, file] : ranks) {
+			JobIterations *job = nullptr;
+			for (auto &j : jobs)
+				if (j.job == name)
+					job = &j;
+			if (!job)
+				usage_error("--rank: no job '" + name + "' in the CSV files");
+			auto rank_jobs = read_iteration_csv(file);
+			if (rank_jobs.size() != 1)
+				throw IterationCsvError(file + ": --rank needs one job per file, it has " +
+							std::to_string(rank_jobs.size()));
+			try {
+				add_rank_losses(*job, rank_jobs[0]);
+			} catch (const IterationCsvError &e) {
+				throw IterationCsvError(file + ": " + e.what());
+			}
+		}
 	} catch (const IterationCsvError &e) {
 		fprintf(stderr, "mltcp-metrics: %s\n", e.what());
 		return kExitUsage;
@@ -151,7 +222,10 @@ int main(int argc, char **argv)
 		     num(jm.mean_us) + ", \"p99_us\": " + num(jm.p99_us) + ", \"iso_mean_us\": " +
 		     (jm.iso_mean_us > 0 ? num(jm.iso_mean_us) : "null") + ", \"mean_ratio\": " +
 		     num(jm.mean_ratio) + ", \"p99_ratio\": " + num(jm.p99_ratio) +
-		     ", \"overlap_mean\": " + num(jm.overlap_mean) + ", \"overlaps\": [";
+		     ", \"overlap_mean\": " + num(jm.overlap_mean) +
+		     ", \"losses\": " + losses_json(jm.losses, true) +
+		     ", \"loss_per_iteration\": " + per_iteration_json(jobs[j].iterations) +
+		     ", \"overlaps\": [";
 		for (size_t i = 0; i < m.overlaps[j].size(); i++)
 			o += (i ? ", " : "") + num(m.overlaps[j][i]);
 		o += "]}";
@@ -161,7 +235,8 @@ int main(int argc, char **argv)
 	     ", \"interleaved_at\": " +
 	     (m.interleaved_at < 0 ? std::string("null") : std::to_string(m.interleaved_at)) +
 	     ", \"mean_ratio_after\": " + (m.have_after ? num(m.mean_ratio_after) : "null") +
-	     ", \"p99_ratio_after\": " + (m.have_after ? num(m.p99_ratio_after) : "null") + "}\n";
+	     ", \"p99_ratio_after\": " + (m.have_after ? num(m.p99_ratio_after) : "null") +
+	     ", \"losses\": " + losses_json(m.losses, false) + "}\n";
 	fputs(o.c_str(), stdout);
 	return 0;
 }

@@ -1,12 +1,15 @@
 // emu_unit_tests.cpp - unit tests of the emulator's ring all-reduce schedule
-// (ring.h) and message striping (stripe.h).  The profile parser, byte splitting and statistics it uses are
+// (ring.h), message striping (stripe.h) and the namespace's loss counters
+// from /proc/net/netstat (netstat.h).  The profile parser, byte splitting and statistics it uses are
 // tested with the workload library (tests/workload).
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <numeric>
 #include <set>
 
+#include "netstat.h"
 #include "profile.h"
 #include "ring.h"
 #include "stripe.h"
@@ -165,4 +168,93 @@ TEST(Stripe, IterationSharesAddUpOverBuckets)
 	EXPECT_EQ(sum, p.bytes);
 	p.stripe_chunk = 0;	// equal shares: the nearly equal split
 	EXPECT_EQ(message_share(p, 1000, 0), split_share(1000, 8, 0));
+}
+
+namespace {
+
+// /proc/net/netstat as Linux prints it: a name line and a value line per
+// section; fields in the kernel's order, which the parser must not rely on.
+const char kNetstat[] =
+	"TcpExt: SyncookiesSent TCPRenoRecovery TCPSackRecovery TCPFullUndo TCPPartialUndo "
+	"TCPDSACKUndo TCPLossUndo TCPTimeouts TCPLossProbes TCPSpuriousRTOs\n"
+	"TcpExt: 7 1 20 2 3 4 5 30 40 6\n"
+	"IpExt: InNoRoutes TCPTimeouts\n"
+	"IpExt: 0 999\n";
+
+}  // namespace
+
+TEST(Netstat, ParsesASectionByFieldName)
+{
+	NetstatSection t = parse_netstat_section(kNetstat, "TcpExt");
+	EXPECT_EQ(t.size(), 10u);
+	EXPECT_EQ(t.at("TCPTimeouts"), 30);	// TcpExt's, not IpExt's 999
+	EXPECT_EQ(t.at("SyncookiesSent"), 7);
+	EXPECT_EQ(parse_netstat_section(kNetstat, "IpExt").at("TCPTimeouts"), 999);
+	EXPECT_TRUE(parse_netstat_section(kNetstat, "MPTcpExt").empty());
+	// Lines that do not pair up give nothing rather than shifted values.
+	EXPECT_TRUE(parse_netstat_section("TcpExt: A B\nTcpExt: 1\n", "TcpExt").empty());
+	EXPECT_TRUE(parse_netstat_section("TcpExt: A B\nTcpExt: 1 x\n", "TcpExt").empty());
+	EXPECT_TRUE(parse_netstat_section("TcpExt: A B\n", "TcpExt").empty());
+	// Counters are unsigned 64-bit in the kernel; above INT64_MAX is no value.
+	EXPECT_TRUE(parse_netstat_section("TcpExt: A\nTcpExt: 18446744073709551615\n", "TcpExt")
+			    .empty());
+}
+
+TEST(Netstat, LossCountersSumTheirFields)
+{
+	LossCounters c = loss_totals(parse_netstat_section(kNetstat, "TcpExt"));
+	EXPECT_EQ(c.rto, 30);
+	EXPECT_EQ(c.recoveries, 21);	// SACK 20 + Reno 1
+	EXPECT_EQ(c.tlp, 40);
+	EXPECT_EQ(c.undo, 14);	// 2 + 3 + 4 + 5
+	EXPECT_EQ(c.spurious_rto, 6);
+}
+
+TEST(Netstat, MissingFieldsAreUnknownNotZero)
+{
+	// An older kernel: no TCPLossProbes, no TCPSpuriousRTOs, no TCPDSACKUndo.
+	LossCounters c = loss_totals(parse_netstat_section(
+		"TcpExt: TCPTimeouts TCPSackRecovery TCPRenoRecovery TCPFullUndo TCPPartialUndo "
+		"TCPLossUndo\nTcpExt: 3 2 0 0 0 1\n",
+		"TcpExt"));
+	EXPECT_EQ(c.rto, 3);
+	EXPECT_EQ(c.recoveries, 2);
+	EXPECT_EQ(c.tlp, kCounterUnknown);
+	EXPECT_EQ(c.undo, kCounterUnknown);	// one of its four fields is missing
+	EXPECT_EQ(c.spurious_rto, kCounterUnknown);
+	LossCounters none = loss_totals({});
+	for (size_t i = 0; i < kLossCounterCount; i++)
+		EXPECT_EQ(loss_counter(none, i), kCounterUnknown) << kLossCounterNames[i];
+	EXPECT_EQ(read_loss_totals("/nonexistent/netstat").rto, kCounterUnknown);
+}
+
+TEST(Netstat, DeltaOfTwoReadings)
+{
+	LossCounters a, b;
+	a.rto = 5, a.recoveries = 10, a.tlp = 1, a.undo = 0;
+	b.rto = 7, b.recoveries = 10, b.tlp = 0, b.undo = 3, b.spurious_rto = 2;
+	LossCounters d = loss_delta(a, b);
+	EXPECT_EQ(d.rto, 2);
+	EXPECT_EQ(d.recoveries, 0);
+	EXPECT_EQ(d.tlp, kCounterUnknown);	// went backwards: not this namespace's
+	EXPECT_EQ(d.undo, 3);
+	EXPECT_EQ(d.spurious_rto, kCounterUnknown);	// unknown at the start
+}
+
+TEST(Netstat, ThisKernelHasEveryField)
+{
+	// The counters the benchmark reports exist on the kernels it runs on
+	// (Linux >= 3.10); if this fails the CSV says unknown, and the test
+	// names the field.
+	std::ifstream f("/proc/net/netstat");
+	if (!f)
+		GTEST_SKIP() << "no /proc/net/netstat";
+	std::stringstream ss;
+	ss << f.rdbuf();
+	NetstatSection t = parse_netstat_section(ss.str(), "TcpExt");
+	for (const char *n : {"TCPTimeouts", "TCPSackRecovery", "TCPRenoRecovery", "TCPLossProbes",
+			      "TCPFullUndo", "TCPPartialUndo", "TCPDSACKUndo", "TCPLossUndo",
+			      "TCPSpuriousRTOs"})
+		EXPECT_TRUE(t.count(n)) << n;
+	EXPECT_GE(read_loss_totals().rto, 0);
 }

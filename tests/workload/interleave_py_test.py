@@ -2,10 +2,15 @@
 """interleave_py_test.py - the benchmark's analysis (tools/bench/interleave.py
 analyse) on the recorded CSVs of data/: its ratios, overlap and
 interleaved_at come from mltcp-metrics, so they are the figures of
-data/README.md, the ones workload_unit_tests checks in C++.
+data/README.md, the ones workload_unit_tests checks in C++; a ring job's
+loss counters summed over its ranks, the per-iteration file it writes, the
+per-job congestion control of a partial-deployment mix and the targets'
+verdict on it.
 usage: interleave_py_test.py <mltcp-metrics> <data dir>"""
 import os
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "bench"))
@@ -15,8 +20,18 @@ import interleave as il  # noqa: E402
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    metrics, data = sys.argv[1:]
+    metrics, src = sys.argv[1:]
     il.set_metrics(metrics)
+    data = tempfile.mkdtemp(prefix="mltcp-interleave-py-")    # analyse writes into the run dir
+    try:
+        for f in os.listdir(src):
+            shutil.copy(os.path.join(src, f), data)
+        check(data)
+    finally:
+        shutil.rmtree(data)
+
+
+def check(data):
     il.MIXES["mltcp_test"] = ("two jobs of data/", [("a", "p"), ("b", "p")])
     rows = {j: il.read_csv(os.path.join(data, j + ".csv")) for j in ("a", "b")}
     res = il.analyse("mltcp_test", "reno", rows, {("p", "reno"): 200}, 1, data, {}, 0)
@@ -25,9 +40,56 @@ def main():
     bad = {k: res.get(k) for k, v in want.items() if res.get(k) is None or abs(res[k] - v) > 1e-9}
     if res["jobs"]["b"]["mean_ratio"] != 1.2 or res["jobs"]["a"]["profile"] != "p":
         bad["jobs"] = res["jobs"]
+    if res["losses"]["rto"] is not None or res["losses"]["rto_per_100_iter"] is not None:
+        bad["losses of CSVs without counters"] = res["losses"]
     if bad:
         sys.exit("FAIL: interleave.py analyse differs from data/README.md: %s" % bad)
     print("ok: interleave.py analyse = mltcp-metrics = data/README.md")
+
+    # A ring job (ring.csv, its rank ring.rank1.csv) with base:-jobs around
+    # it: the job of "base:p" in an mltcp run uses reno and reno's baseline.
+    il.MIXES["partial_test"] = ("partial", [("ring", "p"), ("a", "base:p")])
+    rows = {j: il.read_csv(os.path.join(data, j + ".csv")) for j in ("ring", "a")}
+    res = il.analyse("partial_test", "mltcp", rows, {("p", "mltcp"): 200, ("p", "reno"): 100},
+                     1, data, {}, 0)
+    lo = res["losses"]
+    if (lo["rto"], lo["recoveries"], lo["spurious_rto"]) != (None, None, None) or \
+            res["jobs"]["ring"]["losses"]["rto"] != 3 or \
+            res["jobs"]["ring"]["losses"]["rto_per_100_iter"] != 60 or \
+            [x[:2] for x in res["rto_iterations"]] != [("ring", 2), ("ring", 3)]:
+        sys.exit("FAIL: ring losses (data/README.md: rto 3 in iterations 2 and 3; a.csv has "
+                 "none, so the run's are unknown): %s %s" % (lo, res["rto_iterations"]))
+    if res["jobs"]["a"]["cc"] != "reno" or res["jobs"]["a"]["mean_ratio"] != 2.2 or \
+            res["jobs"]["ring"]["cc"] != "mltcp":
+        sys.exit("FAIL: base:p job not on reno's baseline: %s" % res["jobs"])
+    with open(os.path.join(data, "iterations.csv")) as f:
+        lines = f.read().splitlines()
+    if lines[0] != "job,cc,iteration,iter_ms,comm_ms,overlap,rto,recoveries,tlp,undo," \
+                   "spurious_rto" or lines[4] != "ring,mltcp,3,0.200,0.100,1.000,2,1,0,0,0" or \
+            lines[7] != "a,reno,0,0.300,0.200,1.000,,,,,":
+        sys.exit("FAIL: iterations.csv: %s" % lines[:8])
+    if il.mix_cc_profiles("partial_test", ["mltcp", "cubic"]) != {
+            ("p", "mltcp"), ("p", "reno"), ("p", "cubic")}:
+        sys.exit("FAIL: isolated baselines of partial_test")
+    print("ok: ring losses over ranks, iterations.csv, base: jobs")
+
+    # The partial target: each job against its ratio in the all-base run.
+    def run(cc, ratios):
+        return {"mix": "partial", "cc": cc, "mean_ratio": 1, "p99_ratio": 1, "overlap_mean": 0,
+                "interleaved_at": None, "losses": {"rto": 0, **{
+                    c + "_per_100_iter": 0 for c in il.LOSS_COUNTERS}},
+                "jobs": {j: {"mean_ratio": r, "mean_us": 1, "p99_us": 1,
+                             "cc": "reno" if j == "base" or cc == "reno" else cc}
+                         for j, r in ratios.items()}}
+    for ml_base, want in ((1.03, "met"), (1.031, "MISSED")):
+        table = il.summarise([run("reno", {"ml1": 1.2, "base": 1.0}),
+                              run("mltcp", {"ml1": 1.0, "base": ml_base})],
+                             ["reno", "mltcp"], ["partial"])
+        got = [t for t in il.check_targets(table, {}, show=lambda _: None)
+               if t.startswith("TARGET partial mltcp every job")]
+        if len(got) != 1 or got[0].split()[8] != want:
+            sys.exit("FAIL: partial target with base job x%s: %s (want %s)" % (ml_base, got, want))
+    print("ok: partial target at 1.03 x the all-base ratio")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,28 @@ if bad:
     sys.exit("FAIL: mltcp-metrics %s differ from data/README.md: %s" % (bad, m))
 print("ok: figures of data/README.md")
 PY
+# Loss counters: a ring job's two ranks (data/README.md); a.csv has none.
+out=$("$bin" --warmup 1 --rank ring=$data/ring.rank1.csv "$data/ring.csv" "$data/a.csv")
+alone=$("$bin" --warmup 1 "$data/ring.csv")
+/usr/bin/python3 - "$out" "$alone" <<'PY' || fail=1
+import json, sys
+m, alone = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+ring = m["jobs"][0]["losses"]
+want = {"iterations": 5, "rto": 3, "recoveries": 5, "tlp": 3, "undo": 1, "spurious_rto": None,
+        "rto_per_100_iter": 60, "recoveries_per_100_iter": 100, "spurious_rto_per_100_iter": None,
+        "rto_iterations": [2, 3]}
+bad = {k: ring.get(k) for k, v in want.items() if ring.get(k) != v}
+if m["jobs"][0]["loss_per_iteration"][3] != {"rto": 2, "recoveries": 1, "tlp": 0, "undo": 0,
+                                             "spurious_rto": 0}:
+    bad["loss_per_iteration"] = m["jobs"][0]["loss_per_iteration"]
+if m["jobs"][1]["losses"]["rto"] is not None or m["losses"]["rto"] is not None:
+    bad["unknown"] = (m["jobs"][1]["losses"], m["losses"])
+if alone["losses"]["rto"] != 1 or alone["jobs"][0]["losses"]["rto_iterations"] != [2]:
+    bad["rank 0 alone"] = alone["losses"]
+if bad:
+    sys.exit("FAIL: mltcp-metrics losses differ from data/README.md: %s" % bad)
+print("ok: loss counters of data/README.md")
+PY
 # No isolated means: no ratios, null in the JSON.
 "$bin" "$data/a.csv" "$data/b.csv" | grep -q '"mean_ratio": null, "p99_ratio": null' ||
 	{ echo "FAIL: ratios without --iso are not null"; fail=1; }
@@ -48,5 +70,8 @@ expect_error "bad-order.csv:3: column iteration: job a iteration 2 where 1 comes
 	"$data/bad-order.csv"
 expect_error "job a is in two files" "$data/a.csv" "$data/a.csv"
 expect_error "bad option '--bogus'" --bogus
+expect_error "--rank 'ring' is not JOB=FILE.csv" --rank ring "$data/ring.csv"
+expect_error "--rank: no job 'x' in the CSV files" --rank "x=$data/a.csv" "$data/ring.csv"
+expect_error "bad-order.csv:3" --rank "ring=$data/bad-order.csv" "$data/ring.csv"
 "$bin" --help | grep -q '^usage: mltcp-metrics' || { echo "FAIL: --help"; fail=1; }
 exit $fail

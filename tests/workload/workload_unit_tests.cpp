@@ -1,7 +1,8 @@
 // workload_unit_tests.cpp - unit tests of the workload library (workload/):
 // the job-profile parser (profiles/README.md), the byte splitting rules, the
 // statistics, the per-iteration CSV and the run metrics (ratios, overlap,
-// interleaved_at), the latter on hand-computed schedules.
+// interleaved_at, loss-recovery counters), the latter on hand-computed
+// schedules.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -216,7 +217,22 @@ TEST(IterationCsv, WriterAndReaderRoundTrip)
 	std::getline(in, header);
 	std::getline(in, row);
 	EXPECT_EQ(header, kIterationCsvHeader);
-	EXPECT_EQ(row, "a,0,10,-100,0,200,200");
+	EXPECT_EQ(row, "a,0,10,-100,0,200,200,,,,,");	// counters unknown: empty
+	// Known counters are written and read back; unknown ones stay unknown.
+	LossCounters l;
+	l.rto = 1, l.recoveries = 0, l.tlp = 12, l.spurious_rto = 3;
+	std::vector<Iteration> one = {{5, 0, 1, 2, 3, l}};
+	EXPECT_EQ(write_iteration_csv(path, "c", one, 0), "");
+	std::ifstream in2(path);
+	std::getline(in2, header);
+	std::getline(in2, row);
+	EXPECT_EQ(row, "c,0,5,0,1,2,3,1,0,12,,3");
+	auto c = read_iteration_csv(path)[0].iterations[0].loss;
+	EXPECT_EQ(c.rto, 1);
+	EXPECT_EQ(c.recoveries, 0);
+	EXPECT_EQ(c.tlp, 12);
+	EXPECT_EQ(c.undo, kCounterUnknown);
+	EXPECT_EQ(c.spurious_rto, 3);
 	EXPECT_NE(write_iteration_csv("/nonexistent/x.csv", "a", {}, 0).find("/nonexistent/x.csv"),
 		  std::string::npos);
 }
@@ -231,7 +247,8 @@ TEST(IterationCsv, ErrorsNameLineAndColumn)
 		}
 		return "";
 	};
-	const std::string h = std::string(kIterationCsvHeader) + "\n";
+	const std::string h = std::string(kIterationCsvHeaderV1) + "\n";
+	const std::string h2 = std::string(kIterationCsvHeader) + "\n";
 	EXPECT_NE(error_of("job,iteration\n").find("t.csv:1: header"), std::string::npos);
 	EXPECT_NE(error_of(h + "a,0,1,0,1,2\n").find("t.csv:2: 6 columns"), std::string::npos);
 	EXPECT_NE(error_of(h + "a,0,x,0,1,2,3\n").find("t.csv:2: column bytes"), std::string::npos);
@@ -241,6 +258,93 @@ TEST(IterationCsv, ErrorsNameLineAndColumn)
 		  std::string::npos);
 	EXPECT_EQ(error_of(h + "a,0,1,0,1,2,3\nb,0,1,0,1,2,3\na,1,1,3,4,5,6\n"), "");
 	EXPECT_THROW(read_iteration_csv("/nonexistent/x.csv"), IterationCsvError);
+	// The 12-column header: counters are non-negative integers or empty.
+	EXPECT_EQ(error_of(h2 + "a,0,1,0,1,2,3,0,1,,2,\n"), "");
+	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3\n").find("t.csv:2: 7 columns, the header has 12"),
+		  std::string::npos);
+	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3,0,-1,0,0,0\n").find("t.csv:2: column recoveries"),
+		  std::string::npos);
+	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3,0,0,x,0,0\n").find("t.csv:2: column tlp"),
+		  std::string::npos);
+	// The old header's rows have no counters: unknown.
+	EXPECT_EQ(parse_iteration_csv(h + "a,0,1,0,1,2,3\n", "t")[0].iterations[0].loss.rto,
+		  kCounterUnknown);
+}
+
+namespace {
+
+LossCounters counters(int64_t rto, int64_t recoveries, int64_t tlp, int64_t undo, int64_t spurious)
+{
+	LossCounters c;
+	c.rto = rto, c.recoveries = recoveries, c.tlp = tlp, c.undo = undo, c.spurious_rto = spurious;
+	return c;
+}
+
+}  // namespace
+
+TEST(Losses, SummaryAfterTheWarmup)
+{
+	auto jobs = two_jobs();
+	auto &a = jobs[0].iterations;
+	for (auto &r : a)
+		r.loss = counters(0, 1, 0, 0, 0);
+	a[0].loss = counters(9, 9, 9, 9, 9);	// warm-up: left out
+	a[2].loss = counters(1, 2, 1, 1, 1);
+	a[5].loss = counters(2, 0, 3, 0, 0);
+	LossSummary s = loss_summary(a, 1);
+	EXPECT_EQ(s.iterations, 5u);
+	EXPECT_EQ(s.total[0], 3);	// rto
+	EXPECT_EQ(s.total[1], 5);	// recoveries: 1 + 2 + 1 + 1 + 0
+	EXPECT_EQ(s.total[2], 4);
+	EXPECT_EQ(s.total[3], 1);
+	EXPECT_DOUBLE_EQ(s.per_100_iter[0], 60.0);
+	EXPECT_DOUBLE_EQ(s.per_100_iter[1], 100.0);
+	EXPECT_EQ(s.rto_iterations, (std::vector<size_t>{2, 5}));
+	// Warm-up as long as the run: all iterations count (as iter_stats).
+	EXPECT_EQ(loss_summary(a, 6).total[0], 12);
+	// One unknown iteration makes that counter unknown, not smaller.
+	a[3].loss.tlp = kCounterUnknown;
+	s = loss_summary(a, 1);
+	EXPECT_EQ(s.total[2], kCounterUnknown);
+	EXPECT_TRUE(std::isnan(s.per_100_iter[2]));
+	EXPECT_EQ(s.total[0], 3);
+	// A datapath without counters: everything unknown, no RTO iterations.
+	LossSummary u = loss_summary(jobs[1].iterations, 1);
+	for (size_t c = 0; c < kLossCounterCount; c++)
+		EXPECT_EQ(u.total[c], kCounterUnknown) << kLossCounterNames[c];
+	EXPECT_TRUE(u.rto_iterations.empty());
+	EXPECT_EQ(loss_summary({}, 0).total[0], kCounterUnknown);
+}
+
+TEST(Losses, RunCombinesJobsAndRanks)
+{
+	auto jobs = two_jobs();
+	for (auto &j : jobs)
+		for (auto &r : j.iterations)
+			r.loss = counters(0, 0, 1, 0, 0);
+	jobs[1].iterations[4].loss.rto = 3;
+	RunMetrics m = run_metrics(jobs, {200, 200}, 1);
+	EXPECT_EQ(m.jobs[1].losses.rto_iterations, (std::vector<size_t>{4}));
+	EXPECT_EQ(m.losses.iterations, 10u);
+	EXPECT_EQ(m.losses.total[0], 3);
+	EXPECT_DOUBLE_EQ(m.losses.per_100_iter[0], 30.0);
+	EXPECT_DOUBLE_EQ(m.losses.per_100_iter[2], 100.0);
+	// A job without counters makes the run's unknown.
+	LossSummary unknown;
+	unknown.iterations = 5;
+	EXPECT_EQ(combine_losses({m.jobs[0].losses, unknown}).total[0], kCounterUnknown);
+	EXPECT_EQ(combine_losses({}).total[0], kCounterUnknown);
+	// A ring's other rank adds its own namespace's counters.
+	JobIterations rank1 = jobs[0];
+	rank1.job = "a.rank1";
+	rank1.iterations[2].loss.rto = 1;
+	rank1.iterations[3].loss.undo = kCounterUnknown;
+	add_rank_losses(jobs[0], rank1);
+	EXPECT_EQ(jobs[0].iterations[2].loss.rto, 1);
+	EXPECT_EQ(jobs[0].iterations[2].loss.tlp, 2);
+	EXPECT_EQ(jobs[0].iterations[3].loss.undo, kCounterUnknown);
+	rank1.iterations.pop_back();
+	EXPECT_THROW(add_rank_losses(jobs[0], rank1), IterationCsvError);
 }
 
 TEST(Metrics, OverlapIsTheUnionOfTheOthers)

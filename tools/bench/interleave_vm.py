@@ -255,6 +255,9 @@ def analyse_session(out, meta, ccs, reps, warmup, profile, elapsed, plots=True,
             if res.get("tcp"):
                 extra += " retrans=%d rto=%d" % (sum(t["retrans_segs"] for t in tcp.values()),
                                                  sum(t["timeouts"] for t in tcp.values()))
+            # Per communication phase, from each sender namespace's counters
+            # (mltcp-emu's CSV, as on the host testbed).
+            extra += " " + il.loss_fields(res)
             log("RESULT mix=%s cc=%s mean_ratio=%.3f p99_ratio=%.3f interleaved_at=%s"
                 " rep=%d overlap=%.2f%s" % (MIX, cc, res["mean_ratio"], res["p99_ratio"],
                                             il.fmt_iter(res["interleaved_at"]), rep,

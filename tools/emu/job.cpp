@@ -1,10 +1,13 @@
 // job.cpp - a job's iteration hints, outputs and profile loading (job.h).
 #include "job.h"
 
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "metrics.h"
 #include "stats.h"
 #include "wire.h"
 
@@ -41,6 +44,10 @@ void write_outputs(const SendOptions &o, const Profile &p, const std::vector<Ite
 		total += r.bytes;
 	}
 	IterStats s = iter_stats(it_us, o.warmup), c = iter_stats(comm_us, o.warmup);
+	LossSummary losses = loss_summary(recs, o.warmup);
+	rusage ru{};
+	getrusage(RUSAGE_SELF, &ru);
+	auto us_of = [](const timeval &t) { return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_usec; };
 	std::ostringstream js;
 	js << "{\"job\":\"" << o.job << "\",\"profile\":\"" << p.name << "\",\"cc\":\""
 	   << (o.cc.empty() ? read_small_file("/proc/sys/net/ipv4/tcp_congestion_control") : o.cc)
@@ -48,7 +55,18 @@ void write_outputs(const SendOptions &o, const Profile &p, const std::vector<Ite
 	   << ",\"warmup\":" << o.warmup << ",\"bytes_total\":" << total
 	   << ",\"iter_mean_us\":" << (uint64_t)s.mean_us << ",\"iter_p50_us\":" << (uint64_t)s.p50_us
 	   << ",\"iter_p99_us\":" << (uint64_t)s.p99_us << ",\"comm_mean_us\":" << (uint64_t)c.mean_us
-	   << ",\"hints\":" << (o.hints ? "true" : "false") << extra_json << "}\n";
+	   << ",\"hints\":" << (o.hints ? "true" : "false");
+	// After the warm-up, as the statistics; null: unknown (netstat.h).
+	for (size_t k = 0; k < kLossCounterCount; k++) {
+		js << ",\"" << kLossCounterNames[k] << "\":";
+		if (losses.total[k] == kCounterUnknown)
+			js << "null";
+		else
+			js << losses.total[k];
+	}
+	// The emulator's own CPU time: a benchmark checks it was not the bottleneck.
+	js << ",\"cpu_user_us\":" << us_of(ru.ru_utime) << ",\"cpu_sys_us\":" << us_of(ru.ru_stime)
+	   << extra_json << "}\n";
 	if (!o.json.empty()) {
 		std::ofstream f(o.json);
 		f << js.str();

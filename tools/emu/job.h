@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "emu_util.h"
 #include "iteration.h"
+#include "netstat.h"
 #include "profile.h"
 
 namespace mltcp_emu {
@@ -20,6 +21,8 @@ using IterRecord = mltcp_workload::Iteration;
 // The iteration schedule every job kind shares: compute (for an async,
 // Dorylus-like profile overlapped with the previous communication phase, so
 // only its remainder waits), then communicate(i, bytes), one record each.
+// The namespace's loss counters (netstat.h) are read just before the phase's
+// first byte and just after its last confirmation, outside its timing.
 template <typename Communicate>
 std::vector<IterRecord> run_schedule(const Profile &p, uint64_t iterations, uint64_t t_start,
 				     Communicate communicate)
@@ -32,9 +35,11 @@ std::vector<IterRecord> run_schedule(const Profile &p, uint64_t iterations, uint
 		r.start_us = (int64_t)prev_end;
 		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : prev_end;
 		sleep_until_us(compute_from + p.compute_us);
+		const LossCounters before = read_loss_totals();
 		r.comm_start_us = (int64_t)now_us();
 		communicate(i, r.bytes);
 		r.comm_end_us = r.end_us = (int64_t)now_us();
+		r.loss = loss_delta(before, read_loss_totals());
 		prev_end = (uint64_t)r.end_us;
 		prev_comm_start = (uint64_t)r.comm_start_us;
 		recs.push_back(r);
