@@ -334,12 +334,13 @@ MLTCP_INLINE void mltcp_bictcp_on_loss(struct mltcp_bictcp *ca, __u32 cwnd)
 }
 
 /* bictcp_recalc_ssthresh(): the new ssthresh after a loss.  MLTCP keeps
- * 0.7 * F of cwnd (mltcp_decrease_beta); W_max stays CUBIC's. */
+ * 0.7 * F of cwnd (mltcp_decrease_beta) above the recovery floor
+ * (mltcp_decrease_ssthresh); W_max stays CUBIC's. */
 MLTCP_INLINE __u32 mltcp_bictcp_ssthresh(struct mltcp_bictcp *ca, __u32 cwnd,
 					 __u32 gain, const struct mltcp_params *p)
 {
 	mltcp_bictcp_on_loss(ca, cwnd);
-	return mltcp_ssthresh(cwnd, mltcp_decrease_beta(MLTCP_CUBIC_BETA, gain, p));
+	return mltcp_decrease_ssthresh(cwnd, MLTCP_CUBIC_BETA, gain, p);
 }
 
 /* bictcp_state(TCP_CA_Loss): a retransmission timeout restarts CUBIC. */

@@ -101,12 +101,12 @@ MLTCP_INLINE __u32 mltcp_reno_flow_ai_w(struct mltcp_reno_flow *f,
 	return mltcp_reno_ai_w_cached(&f->cache, &f->it, p, cwnd);
 }
 
-/* tcp_reno_ssthresh() keeping cwnd * F/2 instead of cwnd / 2. */
+/* tcp_reno_ssthresh() keeping cwnd * F/2 instead of cwnd / 2, with the
+ * recovery floor (mltcp_decrease_ssthresh). */
 MLTCP_INLINE __u32 mltcp_reno_flow_ssthresh(const struct mltcp_reno_flow *f,
 					    const struct mltcp_params *p, __u32 cwnd)
 {
-	return mltcp_ssthresh(cwnd, mltcp_decrease_beta(MLTCP_RENO_BETA,
-							mltcp_reno_gain(&f->it, p), p));
+	return mltcp_decrease_ssthresh(cwnd, MLTCP_RENO_BETA, mltcp_reno_gain(&f->it, p), p);
 }
 
 /* The window must not grow now (mltcp_tail_hold): checked before slow start. */

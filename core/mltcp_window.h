@@ -196,6 +196,29 @@ MLTCP_INLINE void mltcp_params_derive(struct mltcp_params *p)
 	p->norm_cubic = mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA_KEEP);
 }
 
+/* The smallest window with which fast retransmit can still repair a loss:
+ * three duplicate acks need four segments in flight (dupthresh + 1). */
+#define MLTCP_RECOVERY_WINDOW	4U
+
+/*
+ * ssthresh after a loss with the scaled decrease: cwnd * beta(F)
+ * (mltcp_decrease_beta), but never below the base's own ssthresh when
+ * that is at most MLTCP_RECOVERY_WINDOW, and never below that window
+ * otherwise.  Why: a flow early in its iteration (F small) would cut a
+ * window of 6 to 2, where a second loss can only be repaired by a
+ * retransmission timeout; with many jobs on a link every window is that
+ * small (crowd mix: about 3 segments each).  Above a few segments the
+ * floor is inactive and the decrease is the one the convergence needs.
+ */
+MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
+					   const struct mltcp_params *p)
+{
+	__u32 scaled = mltcp_ssthresh(cwnd, mltcp_decrease_beta(beta0, gain, p));
+	__u32 floor = mltcp_min_u32(mltcp_ssthresh(cwnd, beta0), MLTCP_RECOVERY_WINDOW);
+
+	return mltcp_max_u32(scaled, floor);
+}
+
 /* CUBIC's ca->cnt after MLTCP scaling (applied before its own max(cnt, 2)). */
 MLTCP_INLINE __u32 mltcp_cubic_cnt(__u32 cnt, __u32 gain)
 {

@@ -250,9 +250,9 @@ void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
 uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   state_.Sync(tcb);
   cwnd_cnt_ = 0;
-  const uint32_t beta =
-      mltcp_decrease_beta(MLTCP_RENO_BETA, state_.RenoGain(), &state_.params().raw());
-  return mltcp_ssthresh(tcb->GetCwndInSegments(), beta) * tcb->m_segmentSize;
+  return mltcp_decrease_ssthresh(tcb->GetCwndInSegments(), MLTCP_RENO_BETA, state_.RenoGain(),
+                                 &state_.params().raw()) *
+         tcb->m_segmentSize;
 }
 
 // tcp_reno_cong_avoid(): the core's slow start, then tcp_cong_avoid_ai with

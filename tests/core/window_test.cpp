@@ -53,6 +53,22 @@ TEST(Window, DecreaseKeepsBetaTimesFWithinHalfwayBounds) {
   EXPECT_EQ(mltcp_decrease_beta(MLTCP_BETA_ONE, 256, &p), MLTCP_BETA_ONE);
 }
 
+TEST(Window, ScaledDecreaseKeepsTheRecoveryFloor) {
+  const mltcp_params p = mltcp_test::DefaultParams();
+  // Large windows: the scaled decrease as it is (F = 0.25: keep 1/4).
+  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 256, &p), 25u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 1792, &p), 75u);
+  // 12 -> 3 would leave no room for three duplicate acks: 4.
+  EXPECT_EQ(mltcp_decrease_ssthresh(12, MLTCP_RENO_BETA, 256, &p), MLTCP_RECOVERY_WINDOW);
+  // 6 -> 1.5: never below the base's own 3 when that is under the floor.
+  EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 256, &p), 3u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(3, MLTCP_RENO_BETA, 256, &p), 2u);  // the base's 2
+  // CUBIC: 10 -> 3.5 floored at 4; the base would keep 7.
+  EXPECT_EQ(mltcp_decrease_ssthresh(10, MLTCP_CUBIC_BETA_KEEP, 256, &p), 4u);
+  // A high F keeps more than the base, floor or not.
+  EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 1792, &p), 4u);
+}
+
 TEST(Window, SsthreshIsCwndTimesBetaAtLeastTwo) {
   EXPECT_EQ(mltcp_ssthresh(100, MLTCP_RENO_BETA), 50u);  // tcp_reno_ssthresh
   EXPECT_EQ(mltcp_ssthresh(101, MLTCP_RENO_BETA), 50u);  // cwnd >> 1
