@@ -105,7 +105,7 @@ MLTCP_INLINE __u32 mltcp_ssthresh(__u32 cwnd, __u32 beta)
  * behind it to trigger fast retransmit or RACK, and with it alone in flight
  * Linux arms the tail-loss probe at 2 srtt + TCP_RTO_MIN (200 ms,
  * tcp_schedule_loss_probe()), so losing it stalls the whole iteration for
- * 200 ms.  On the host testbed every such stall in the p99 was that lone
+ * 200 ms.  On the host testbed nine of the ten stalls traced were that lone
  * segment, dropped by a queue the flow was still filling by growing in its
  * last RTTs, half of the time with no other flow active (docs/design.md,
  * "The tail") - and F is largest exactly there.  Holding the window keeps
@@ -171,12 +171,13 @@ MLTCP_INLINE __u64 mltcp_norm_mean_inverse_share(const struct mltcp_params *p,
 }
 
 /* The smallest norm (1/1024 steps, within [1/8, 8]) whose mean 1 / m is at
- * most 1; 1 with normalize or MLTCP off. */
+ * most 1; 1 with normalize off.  Independent of `enabled`, so that switching
+ * MLTCP off and on again needs no new derivation. */
 MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0)
 {
 	__u32 lo = MLTCP_NORM_MIN, hi = MLTCP_NORM_MAX, mid, step;
 
-	if (!p->enabled || !p->normalize)
+	if (!p->normalize)
 		return MLTCP_GAIN_ONE;
 	for (step = 0; step < MLTCP_NORM_STEPS && lo < hi; step++) {
 		mid = lo + (hi - lo) / 2;

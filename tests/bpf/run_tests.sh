@@ -236,14 +236,21 @@ test_cgroup() {
 }
 
 # ---------------------------------------------------------------------------
-# check_phases FILE K N MODE SLOPE INTERCEPT [EXTRA]: assert iteration tracking
+# norm_of CC: the norm (1/1024) CC's variant applies now, as mltcpctl shows it
+norm_of() {
+	local key=norm_reno
+	[[ $1 == mltcp_cubic ]] && key=norm_cubic
+	"$CTL" status | awk -v k=$key '$1 == k { print $2 }'
+}
+
+# check_phases FILE K N MODE SLOPE INTERCEPT [EXTRA [NORM]]: assert iteration tracking
 # from phase-end stats; EXTRA iterations more are expected (1 when a cgroup's
 # sock_ops set the cc at connect: the SYN's acked byte is the first "iteration")
 check_phases() {
-	$PY - "$1" "$2" "$3" "$4" "$5" "$6" "${7:-0}" <<'EOF'
+	$PY - "$1" "$2" "$3" "$4" "$5" "$6" "${7:-0}" "${8:-1024}" <<'EOF'
 import json, sys
 f, K, N, mode, slope, intercept = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
-extra = int(sys.argv[7])
+extra, norm = int(sys.argv[7]), int(sys.argv[8])
 d = json.load(open(f))
 ph = d["phase_end"]
 errs = []
@@ -263,7 +270,8 @@ for i, p in enumerate(ph[1:], 2):
         errs.append("phase %d: bytes_ratio %r at phase end, want ~1" % (i, r))
         continue
     r1024 = round(r * 1024)
-    f = min(max(intercept + (slope * min(r1024, 1024) >> 10), 64), 4096)
+    f = intercept + (slope * min(r1024, 1024) >> 10)
+    f = min(max(f * norm >> 10 if norm != 1024 else f, 64), 4096)
     if round(p["gain"] * 1024) != f:
         errs.append("phase %d: gain %.4f, F(%.3f) = %.4f" % (i, p["gain"], r, f / 1024))
 print("phase ends: iterations=%d hinted=%d bytes_per_iter=%d ratio=%s gain=%.3f" % (
@@ -291,11 +299,11 @@ test_iterations() {
 	for cc in mltcp mltcp_cubic; do
 		run_iterations $cc detect $K $N 60
 		check "$cc detection: $((K - 1)) iterations of $N B, ratio ~1 at phase ends, gain = F" \
-			check_phases "$WORK/iter.json" $K $N detect 1536 256
+			check_phases "$WORK/iter.json" $K $N detect 1536 256 0 "$(norm_of $cc)"
 	done
 	check "set slope=2048 intercept=128 at runtime" "$CTL" set slope=2048 intercept=128
 	run_iterations mltcp detect $K $N 60
-	check "mltcp detection after set: gain follows the new F" check_phases "$WORK/iter.json" $K $N detect 2048 128
+	check "mltcp detection after set: gain follows the new F" check_phases "$WORK/iter.json" $K $N detect 2048 128 0 "$(norm_of mltcp)"
 	# A live flow in the Prometheus exposition and in a repeating table.
 	next_port
 	server - $PORT "$WORK/srv.json" --bind 127.0.0.1
@@ -313,7 +321,7 @@ test_iterations() {
 	for cc in mltcp mltcp_cubic; do
 		run_iterations $cc hint $K 1500000 10
 		check "$cc hints: $((K - 1)) hinted iterations of 1500000 B, gain = F" \
-			check_phases "$WORK/iter.json" $K 1500000 hint 1536 256
+			check_phases "$WORK/iter.json" $K 1500000 hint 1536 256 0 "$(norm_of $cc)"
 	done
 	# A slow reader closes the window; the sender pauses with data queued:
 	# not an idle gap, so no iteration (and a neutral gain).
@@ -377,7 +385,7 @@ test_bulk() {
 	check "load" "$CTL" load
 	local cc
 	for cc in mltcp mltcp_cubic; do
-		check "set slope=1536 intercept=256 (defaults)" "$CTL" set slope=1536 intercept=256
+		check "set slope=1536 intercept=256 normalize=1 (defaults)" "$CTL" set slope=1536 intercept=256 normalize=1
 		bulk_run $cc "$WORK/bulk.json"
 		check "$cc: same bytes and sha256 at the receiver" $PY - "$WORK/bulk.json" "$WORK/srv.json" $cc <<'EOF2'
 import json, sys
@@ -431,10 +439,11 @@ sys.exit(0 if 0.5 <= climb(a) / climb(b) <= 1.8 else 1)
 EOF2
 		# F scales Reno's additive increase and CUBIC's clock: F = 4 must
 		# climb at least twice as fast as F = 1 for both (growth alone:
-		# the decrease is left unscaled for this run).
+		# the decrease is left unscaled for this run; no norm, which would
+		# bring a constant F = 4 back to 1).
 		local want=">=2"
-		check "set slope=0 intercept=4096 scale_decrease=0 (F = 4 at any ratio)" \
-			"$CTL" set slope=0 intercept=4096 scale_decrease=0
+		check "set slope=0 intercept=4096 scale_decrease=0 normalize=0 (F = 4 at any ratio)" \
+			"$CTL" set slope=0 intercept=4096 scale_decrease=0 normalize=0
 		bulk_run $cc "$WORK/bulkF.json" --hint-bytes 1000000000000 --pydir "$PYDIR"
 		check "$cc: gain F = 4 (hinted) applies; climb vs F = 1 $want" \
 			$PY - "$WORK/bulk.json" "$WORK/bulkF.json" 4 "$want" <<'EOF2'
@@ -630,7 +639,7 @@ test_jobhints() {
 		--bytes $N --gap-ms 10 --hint-job --pydir "$PYDIR" > "$WORK/iter.json"
 	wait_file "$WORK/srv.json"
 	check "job hints: $((K - 1)) (+ the SYN's) hinted iterations of $N B on ${CG_A##*/}'s socket" \
-		check_phases "$WORK/iter.json" $K $N hint 1536 256 1
+		check_phases "$WORK/iter.json" $K $N hint 1536 256 1 "$(norm_of mltcp)"
 
 	# Another job's hints never reach this job's sockets.
 	hint_loop "$CG_B" 700000
@@ -651,7 +660,7 @@ print('iterations %d hinted %d' % (p['iterations'], p['hinted'])); assert p['ite
 		--bytes $N --gap-ms 10 --hint --pydir "$PYDIR" > "$WORK/iter.json"
 	wait_file "$WORK/srv.json"
 	check "per-socket hints win over the job's (every 5 ms): no extra iterations" \
-		check_phases "$WORK/iter.json" $K $N hint 1536 256 1
+		check_phases "$WORK/iter.json" $K $N hint 1536 256 1 "$(norm_of mltcp)"
 	for n in "${BG_PIDS[@]}"; do kill "$n" 2>/dev/null; done
 	wait 2>/dev/null
 	BG_PIDS=()

@@ -296,9 +296,10 @@ TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
   EXPECT_EQ(p.norm_reno, 1024u);
   EXPECT_EQ(p.norm_cubic, 1024u);
   p = mltcp_test::DefaultParams();
-  p.enabled = 0;
+  p.enabled = 0;  // the norm stays; the gain is neutral
   mltcp_params_derive(&p);
-  EXPECT_EQ(p.norm_reno, 1024u);
+  EXPECT_EQ(p.norm_reno, MLTCP_DEF_NORM_RENO);
+  EXPECT_EQ(mltcp_gain_of_ratio_norm(&p, 512, p.norm_reno), MLTCP_GAIN_ONE);
   // Two flows at r = 0.25 and r = 0.5 keep the ratio of their F (below the
   // clamps), which is what interleaves them.
   p = mltcp_test::DefaultParams();

@@ -807,6 +807,12 @@ void print_params(const mltcp_params &p, const char *indent)
 	for (const auto &r : ParamTable::Rows())
 		std::printf("%s%-14s %llu\n", indent, r.name,
 			    static_cast<unsigned long long>(mltcp::GetParam(&p, r)));
+	mltcp_params d = p;	/* what the datapath applies: F x norm / 1024 */
+	mltcp_params_derive(&d);
+	std::printf("%s%-14s %u (derived: mltcp applies F x %u/1024)\n", indent, "norm_reno",
+		    d.norm_reno, d.norm_reno);
+	std::printf("%s%-14s %u (derived: mltcp_cubic applies F x %u/1024)\n", indent,
+		    "norm_cubic", d.norm_cubic, d.norm_cubic);
 }
 
 int cmd_status(const std::vector<std::string> &args)
