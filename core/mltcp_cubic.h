@@ -466,11 +466,12 @@ MLTCP_INLINE __u32 mltcp_cubic_flow_ai_w(struct mltcp_cubic_flow *f,
 				      mltcp_cubic_gain(&f->it, p));
 }
 
-/* .ssthresh: a loss with cwnd segments (bictcp_recalc_ssthresh). */
+/* .ssthresh: a loss with cwnd segments (bictcp_recalc_ssthresh); the
+ * decrease takes F without the norm, which scales the growth only. */
 MLTCP_INLINE __u32 mltcp_cubic_flow_ssthresh(struct mltcp_cubic_flow *f,
 					     const struct mltcp_params *p, __u32 cwnd)
 {
-	return mltcp_bictcp_ssthresh(&f->bic, cwnd, mltcp_cubic_gain(&f->it, p), p);
+	return mltcp_bictcp_ssthresh(&f->bic, cwnd, mltcp_gain(&f->it, p), p);
 }
 
 /* CA_EVENT_TX_START, before the tracker sees it: the epoch moves by the

@@ -43,8 +43,8 @@ enum mltcp_param_const { MLTCP_PARAMS_TABLE(MLTCP_PT_CONST) };
  * test holds the two to each other), so that a static initializer is
  * complete.
  */
-#define MLTCP_DEF_NORM_RENO	1446U
-#define MLTCP_DEF_NORM_CUBIC	1658U
+#define MLTCP_DEF_NORM_RENO	1768U
+#define MLTCP_DEF_NORM_CUBIC	2403U
 
 struct mltcp_params {
 	MLTCP_PARAMS_TABLE(MLTCP_PT_FIELD)

@@ -102,11 +102,12 @@ MLTCP_INLINE __u32 mltcp_reno_flow_ai_w(struct mltcp_reno_flow *f,
 }
 
 /* tcp_reno_ssthresh() keeping cwnd * F/2 instead of cwnd / 2, with the
- * recovery floor (mltcp_decrease_ssthresh). */
+ * recovery floor (mltcp_decrease_ssthresh); F without the norm, which
+ * scales the growth only. */
 MLTCP_INLINE __u32 mltcp_reno_flow_ssthresh(const struct mltcp_reno_flow *f,
 					    const struct mltcp_params *p, __u32 cwnd)
 {
-	return mltcp_decrease_ssthresh(cwnd, MLTCP_RENO_BETA, mltcp_reno_gain(&f->it, p), p);
+	return mltcp_decrease_ssthresh(cwnd, MLTCP_RENO_BETA, mltcp_gain(&f->it, p), p);
 }
 
 /* The window must not grow now (mltcp_tail_hold): checked before slow start. */

@@ -135,11 +135,15 @@ MLTCP_INLINE int mltcp_tail_hold(const struct mltcp_iter *it, const struct mltcp
  * the mean of 1 / m over its bytes - the harmonic mean of m, not the mean
  * of F: with the defaults (F = 0.25 + 1.5 r, mean F = 1) the model makes a
  * phase 1.36x (Reno) and 1.67x (CUBIC) as long as the base's against bulk
- * traffic.  A base's norm N is the factor for which F_N(r) = clamp(N F(r))
- * has mean 1 / m = 1: as aggressive as the base on average, while the
- * ratio between two MLTCP flows at different r, which interleaves them, is
- * unchanged below the clamps.  Computed once per parameter change (a
- * bisection over a 32-point midpoint rule), never per ack.
+ * traffic.  A base's norm N is the factor on the growth, a = clamp(N F(r)),
+ * for which the mean of 1 / m is 1: as aggressive as the base on average,
+ * while the ratio between two MLTCP flows at different r, which interleaves
+ * them, is unchanged below the clamps.  The decrease keeps F itself: scaled
+ * by N, beta(F) would sit at its upper clamp for most of the iteration and
+ * stop telling two flows apart (measured with the kernel module at a 5 ms
+ * RTT: CUBIC's two jobs then took 1.15-1.18 of their isolated time, not
+ * 1.05).  Computed once per parameter change (a bisection over a 32-point
+ * midpoint rule), never per ack.
  */
 #define MLTCP_NORM_SAMPLES	32U
 #define MLTCP_NORM_STEPS	16U
@@ -154,34 +158,38 @@ MLTCP_INLINE __u64 mltcp_aimd_share(__u32 beta)
 	return ((__u64)(MLTCP_BETA_ONE + beta) << MLTCP_BETA_SHIFT) / (MLTCP_BETA_ONE - beta);
 }
 
-/* The mean over an iteration of 1 / m(clamp(norm F(r))), GAIN units. */
+/* The mean over an iteration of 1 / m, GAIN units, for growth clamp(norm
+ * F(r)) and the decrease of F(r). */
 MLTCP_INLINE __u64 mltcp_norm_mean_inverse_share(const struct mltcp_params *p,
 						 __u32 beta0, __u32 norm)
 {
 	__u64 h0 = mltcp_aimd_share(beta0), sum = 0, m;
-	__u32 j, ratio, gain;
+	__u32 j, ratio, growth, f;
 
 	for (j = 0; j < MLTCP_NORM_SAMPLES; j++) {
 		ratio = ((2 * j + 1) << MLTCP_RATIO_SHIFT) / (2 * MLTCP_NORM_SAMPLES);
-		gain = mltcp_gain_of_ratio_norm(p, ratio, norm);
-		m = (__u64)gain * mltcp_aimd_share(mltcp_decrease_beta(beta0, gain, p)) / h0;
+		growth = mltcp_gain_of_ratio_norm(p, ratio, norm);
+		f = mltcp_gain_of_ratio(p, ratio);
+		m = (__u64)growth * mltcp_aimd_share(mltcp_decrease_beta(beta0, f, p)) / h0;
 		sum += (1ULL << (2 * MLTCP_GAIN_SHIFT)) / mltcp_max_u64(m, 1);
 	}
 	return sum / MLTCP_NORM_SAMPLES;
 }
 
 /* The smallest norm (1/1024 steps, within [1/8, 8]) whose mean 1 / m is at
- * most 1; 1 with normalize off.  Independent of `enabled`, so that switching
- * MLTCP off and on again needs no new derivation. */
+ * most 1 (8 when none is); 1 with normalize off.  Independent of `enabled`,
+ * so that switching MLTCP off and on again needs no new derivation. */
 MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0)
 {
 	__u32 lo = MLTCP_NORM_MIN, hi = MLTCP_NORM_MAX, mid, step;
+	struct mltcp_params on = *p;
 
 	if (!p->normalize)
 		return MLTCP_GAIN_ONE;
+	on.enabled = 1;
 	for (step = 0; step < MLTCP_NORM_STEPS && lo < hi; step++) {
 		mid = lo + (hi - lo) / 2;
-		if (mltcp_norm_mean_inverse_share(p, beta0, mid) <= MLTCP_GAIN_ONE)
+		if (mltcp_norm_mean_inverse_share(&on, beta0, mid) <= MLTCP_GAIN_ONE)
 			hi = mid;
 		else
 			lo = mid + 1;

@@ -250,7 +250,7 @@ void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
 uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   state_.Sync(tcb);
   cwnd_cnt_ = 0;
-  return mltcp_decrease_ssthresh(tcb->GetCwndInSegments(), MLTCP_RENO_BETA, state_.RenoGain(),
+  return mltcp_decrease_ssthresh(tcb->GetCwndInSegments(), MLTCP_RENO_BETA, state_.Gain(),
                                  &state_.params().raw()) *
          tcb->m_segmentSize;
 }
@@ -298,7 +298,7 @@ uint32_t TcpMltcpCubic::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   Start(tcb);
   state_.Sync(tcb);
   cwnd_cnt_ = 0;  // a window reduction starts (tcp_init_cwnd_reduction)
-  return mltcp_bictcp_ssthresh(&bic_, tcb->GetCwndInSegments(), state_.CubicGain(),
+  return mltcp_bictcp_ssthresh(&bic_, tcb->GetCwndInSegments(), state_.Gain(),
                                &state_.params().raw()) *
          tcb->m_segmentSize;
 }
