@@ -34,14 +34,15 @@ check autoload-by-sysctl t_autoload_sysctl
 write_param() { echo "$2" >"$P/$1" 2>/dev/null; }
 t_params() {
 	for kv in slope=1536 intercept=256 gain_min=64 gain_max=4096 \
-		  idle_min_us=2000 idle_max_us=50000 idle_rtt_mult=8 scale_decrease=1 enabled=1; do
+		  idle_min_us=2000 idle_max_us=50000 idle_rtt_mult=8 scale_decrease=1 \
+		  tail_windows=2 normalize=1 enabled=1; do
 		[ "$(cat "$P/${kv%%=*}")" = "${kv#*=}" ] || { echo "default ${kv}: $(cat "$P/${kv%%=*}")"; return 1; }
 	done
 	write_param slope 1024 && [ "$(cat $P/slope)" = 1024 ] || return 1
 	write_param idle_rtt_mult 4 && [ "$(cat $P/idle_rtt_mult)" = 4 ] || return 1
 	for bad in "slope 9000" "intercept 0" "intercept 5000" "gain_min 2000" \
 		   "gain_max 100" "idle_min_us 60000" "idle_max_us 10" "idle_rtt_mult 0" \
-		   "enabled 2" "scale_decrease 2" "slope abc"; do
+		   "enabled 2" "scale_decrease 2" "tail_windows 17" "normalize 2" "slope abc"; do
 		set -- $bad
 		old=$(cat "$P/$1")
 		if write_param "$1" "$2"; then echo "write $1=$2 accepted"; return 1; fi
@@ -197,14 +198,22 @@ iter() {
 		{ echo "debugfs disagrees: $FLOWS"; return 1; }
 	grep -q "bytes=$((ITER_BYTES * 8))" /tmp/mltcp-isrv || { echo "server: $(cat /tmp/mltcp-isrv)"; return 1; }
 }
-t_iter_mltcp() { iter mltcp 1792; }
-t_iter_cubic() { iter mltcp_cubic 1792; }
+# The paper's F as reported (normalize=0); with the norm the gain shown is
+# F times the variant's norm (1768/1024 for mltcp, 2403/1024 for mltcp_cubic
+# with the defaults, clamped to gain_max).
+paper_f() { write_param normalize 0 && "$@"; rc=$?; write_param normalize 1; return $rc; }
+t_iter_mltcp() { paper_f iter mltcp 1792; }
+t_iter_cubic() { paper_f iter mltcp_cubic 1792; }
+t_iter_norm() { iter mltcp $((1792 * 1768 / 1024)); }
+t_iter_norm_cubic() { iter mltcp_cubic 4096; }
 t_iter_disabled() { write_param enabled 0 && iter mltcp 1024; rc=$?; write_param enabled 1; return $rc; }
 run_check iterations-mltcp t_iter_mltcp
 run_check iterations-mltcp_cubic t_iter_cubic
+run_check iterations-mltcp-normalized-gain t_iter_norm
+run_check iterations-mltcp_cubic-normalized-gain t_iter_norm_cubic
 run_check iterations-enabled0-neutral-gain t_iter_disabled
 # A parameter write takes effect: F at the end of an iteration = 256 + 512.
-t_iter_slope() { write_param slope 512 && iter mltcp 768; rc=$?; write_param slope 1536; return $rc; }
+t_iter_slope() { write_param slope 512 && paper_f iter mltcp 768; rc=$?; write_param slope 1536; return $rc; }
 run_check param-slope-takes-effect t_iter_slope
 
 # --- rmmod refused while in use, works after, reload works ----------------
