@@ -39,7 +39,6 @@
 #include "mltcp_window.h"
 #include "mltcp_reno.h"
 
-#define MLTCP_CUBIC_BETA		MLTCP_CUBIC_BETA_KEEP	/* 717/1024 of cwnd kept at a loss */
 #define MLTCP_CUBIC_BETA_SCALE		1024U	/* BICTCP_BETA_SCALE */
 #define MLTCP_CUBIC_HZ_SHIFT		10	/* BICTCP_HZ: time in 1/1024 s */
 #define MLTCP_CUBIC_BIC_SCALE		41U

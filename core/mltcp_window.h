@@ -69,7 +69,7 @@ MLTCP_INLINE __u32 mltcp_reno_ai_w(__u32 cwnd, __u32 gain)
 #define MLTCP_BETA_SHIFT	10
 #define MLTCP_BETA_ONE		(1U << MLTCP_BETA_SHIFT)
 #define MLTCP_RENO_BETA		(MLTCP_BETA_ONE / 2)	/* tcp_reno_ssthresh() */
-#define MLTCP_CUBIC_BETA_KEEP	717U	/* tcp_cubic.c's beta, BICTCP_BETA_SCALE 1024 */
+#define MLTCP_CUBIC_BETA	717U	/* 717/1024 of cwnd kept at a loss (tcp_cubic.c) */
 
 /*
  * The fraction of cwnd a flow keeps after a loss: the base algorithm's beta
@@ -202,7 +202,7 @@ MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0
 MLTCP_INLINE void mltcp_params_derive(struct mltcp_params *p)
 {
 	p->norm_reno = mltcp_norm_for_beta(p, MLTCP_RENO_BETA);
-	p->norm_cubic = mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA_KEEP);
+	p->norm_cubic = mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA);
 }
 
 /* The smallest window with which fast retransmit can still repair a loss:

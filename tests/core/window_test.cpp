@@ -64,7 +64,7 @@ TEST(Window, ScaledDecreaseKeepsTheRecoveryFloor) {
   EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 256, &p), 3u);
   EXPECT_EQ(mltcp_decrease_ssthresh(3, MLTCP_RENO_BETA, 256, &p), 2u);  // the base's 2
   // CUBIC: 10 -> 3.5 floored at 4; the base would keep 7.
-  EXPECT_EQ(mltcp_decrease_ssthresh(10, MLTCP_CUBIC_BETA_KEEP, 256, &p), 4u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(10, MLTCP_CUBIC_BETA, 256, &p), 4u);
   // A high F keeps more than the base, floor or not.
   EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 1792, &p), 4u);
 }
@@ -272,7 +272,7 @@ TEST(Norm, IsTheSmallestNormWithMeanInverseShareAtMostOne) {
         p.scale_decrease = dec;
         mltcp_params_derive(&p);
         for (auto [beta, norm] : {std::pair<uint32_t, uint32_t>{MLTCP_RENO_BETA, p.norm_reno},
-                                  {MLTCP_CUBIC_BETA_KEEP, p.norm_cubic}}) {
+                                  {MLTCP_CUBIC_BETA, p.norm_cubic}}) {
           // A decrease harsh enough that no norm up to 8 compensates:
           // the largest.
           if (norm == MLTCP_NORM_MAX && mltcp_norm_mean_inverse_share(&p, beta, norm) > 1024u)

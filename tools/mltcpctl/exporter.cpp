@@ -66,6 +66,12 @@ struct Text {
 		std::snprintf(num, sizeof(num), "%.17g", v);
 		s += std::string(name) + (labels.empty() ? "" : "{" + labels + "}") + " " + num + "\n";
 	}
+	// A metric of one unlabelled sample.
+	void single(const char *name, const char *type, const char *help, double v)
+	{
+		family(name, type, help);
+		sample(name, "", v);
+	}
 };
 
 // Label values: backslash, quote and newline escaped as the format says.
@@ -152,46 +158,51 @@ std::string metrics_text(unsigned max_flows)
 			up = false;	// unloaded between our reads
 		}
 	}
-	t.family("mltcp_loaded", "gauge", "1 while MLTCP's BPF state is loaded (mltcpctl load).");
-	t.sample("mltcp_loaded", "", up);
+	t.single("mltcp_loaded", "gauge", "1 while MLTCP's BPF state is loaded (mltcpctl load).",
+		 up);
 	if (!up)
 		return t.s;
 
-	t.family("mltcp_variant_registered", "gauge", "1 for each registered MLTCP congestion control.");
+	t.family("mltcp_variant_registered", "gauge",
+		 "1 for each registered MLTCP congestion control.");
 	for (const auto &v : ctl_registered_variants())
 		t.sample("mltcp_variant_registered", label("variant", v), 1);
-	t.family("mltcp_cgroup_attachments", "gauge", "cgroups whose sockets MLTCP selects (mltcpctl attach).");
-	t.sample("mltcp_cgroup_attachments", "", double(ctl_attachments().size()));
-	t.family("mltcp_parameter", "gauge", "Runtime parameters (mltcpctl set; gains in 1/1024 units).");
+	t.single("mltcp_cgroup_attachments", "gauge",
+		 "cgroups whose sockets MLTCP selects (mltcpctl attach).",
+		 double(ctl_attachments().size()));
+	t.family("mltcp_parameter", "gauge",
+		 "Runtime parameters (mltcpctl set; gains in 1/1024 units).");
 	for (const auto &kv : ctl_param_strings(params)) {
 		auto eq = kv.find('=');
 		t.sample("mltcp_parameter", label("name", kv.substr(0, eq)),
 			 std::strtod(kv.c_str() + eq + 1, nullptr));
 	}
 
-	t.family("mltcp_flows", "gauge", "Live flows using MLTCP.");
-	t.sample("mltcp_flows", "", double(flows.size()));
-	t.family("mltcp_flows_tracked_total", "counter", "Flows that got a statistics entry since load.");
-	t.sample("mltcp_flows_tracked_total", "", double(counters.mltcp_flows_tracked));
-	t.family("mltcp_flows_untracked_total", "counter",
-		 "Flows refused a statistics entry since load (statistics table full).");
-	t.sample("mltcp_flows_untracked_total", "", double(counters.mltcp_flows_untracked));
-	t.family("mltcp_iterations_total", "counter", "Iterations completed by all flows since load.");
-	t.sample("mltcp_iterations_total", "", double(counters.mltcp_iterations));
-	t.family("mltcp_hinted_iterations_total", "counter",
-		 "Iterations started by an application hint since load.");
-	t.sample("mltcp_hinted_iterations_total", "", double(counters.mltcp_iterations_hinted));
-	t.family("mltcp_window_repairs_total", "counter",
-		 "Corrupted cwnd/ssthresh values the window guard repaired since load.");
-	t.sample("mltcp_window_repairs_total", "", double(counters.mltcp_guard_repairs));
+	t.single("mltcp_flows", "gauge", "Live flows using MLTCP.", double(flows.size()));
+	t.single("mltcp_flows_tracked_total", "counter",
+		 "Flows that got a statistics entry since load.",
+		 double(counters.mltcp_flows_tracked));
+	t.single("mltcp_flows_untracked_total", "counter",
+		 "Flows refused a statistics entry since load (statistics table full).",
+		 double(counters.mltcp_flows_untracked));
+	t.single("mltcp_iterations_total", "counter",
+		 "Iterations completed by all flows since load.",
+		 double(counters.mltcp_iterations));
+	t.single("mltcp_hinted_iterations_total", "counter",
+		 "Iterations started by an application hint since load.",
+		 double(counters.mltcp_iterations_hinted));
+	t.single("mltcp_window_repairs_total", "counter",
+		 "Corrupted cwnd/ssthresh values the window guard repaired since load.",
+		 double(counters.mltcp_guard_repairs));
 	mltcp_job_counters jc{};
 	if (read_job_counters(jc)) {
-		t.family("mltcp_job_hints_total", "counter",
-			 "Job-level hint writes stored since load (all attached cgroups).");
-		t.sample("mltcp_job_hints_total", "", double(jc.accepted));
-		t.family("mltcp_job_hints_refused_total", "counter",
-			 "Job-level hint writes refused since load: bad size, unknown option, no room.");
-		t.sample("mltcp_job_hints_refused_total", "", double(jc.refused));
+		t.single("mltcp_job_hints_total", "counter",
+			 "Job-level hint writes stored since load (all attached cgroups).",
+			 double(jc.accepted));
+		t.single(
+			"mltcp_job_hints_refused_total", "counter",
+			"Job-level hint writes refused since load: bad size, unknown option, no room.",
+			double(jc.refused));
 	}
 
 	// The capped per-flow part: the busiest flows, in a stable order.
@@ -199,9 +210,8 @@ std::string metrics_text(unsigned max_flows)
 		return a.st.bytes_acked > b.st.bytes_acked;
 	});
 	size_t shown = std::min<size_t>(flows.size(), max_flows);
-	t.family("mltcp_flows_not_exported", "gauge",
-		 "Live flows left out of the per-flow series by --max-flows.");
-	t.sample("mltcp_flows_not_exported", "", double(flows.size() - shown));
+	t.single("mltcp_flows_not_exported", "gauge",
+		 "Live flows left out of the per-flow series by --max-flows.", double(flows.size() - shown));
 	std::vector<std::string> labels;
 	for (size_t i = 0; i < shown; i++) {
 		const auto &f = flows[i];
