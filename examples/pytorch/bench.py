@@ -58,12 +58,16 @@ def link_job_csvs(rundir, rows):
 def analyse(mix, cc, rundir, jobs, iso, warmup):
     """interleave.py's metrics of one run (mltcp-metrics, workload/)."""
     base = iso[config_of(mix) + (cc,)]["mean_us"]
+    # Rank 1's CSV adds its namespace's loss counters to its job's.
     m = interleave.run_metrics([os.path.join(rundir, j + ".csv") for j in jobs],
-                               {j: base for j in jobs}, warmup)
-    res = {"mix": mix, "cc": cc, "jobs": {jm["job"]: jm for jm in m["jobs"]}}
+                               {j: base for j in jobs}, warmup,
+                               {j: [os.path.join(rundir, j + "-rank1.csv")] for j in jobs})
+    res = {"mix": mix, "cc": cc, "jobs": {jm["job"]: dict(jm, cc=cc) for jm in m["jobs"]}}
     for k in ("mean_ratio", "p99_ratio", "overlap_mean", "interleaved_at",
-              "mean_ratio_after", "p99_ratio_after"):
+              "mean_ratio_after", "p99_ratio_after", "losses"):
         res[k] = m.get(k)
+    res["rto_iterations"] = interleave.rto_iterations(
+        {j: interleave.read_csv(os.path.join(rundir, j + ".csv")) for j in jobs}, m["jobs"])
     return res
 
 
@@ -181,10 +185,10 @@ def main():
                             json.dump(res, f, indent=1)
                         interleave.log(
                             "RESULT framework=pytorch mix=%s cc=%s mean_ratio=%.3f p99_ratio=%.3f "
-                            "interleaved_at=%s rep=%d overlap=%.2f" % (
+                            "interleaved_at=%s rep=%d overlap=%.2f %s" % (
                                 mix, cc, res["mean_ratio"], res["p99_ratio"],
                                 interleave.fmt_iter(res["interleaved_at"]), rep,
-                                res["overlap_mean"]))
+                                res["overlap_mean"], interleave.loss_fields(res)))
     except launch.Busy as e:
         sys.exit("bench-pytorch: refused: %s" % e)
     except launch.LaunchError as e:

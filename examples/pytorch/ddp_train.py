@@ -21,10 +21,11 @@ namespaces set GLOO_SOCKET_IFNAME to the interface on every rank: Gloo binds
 to the address its hostname resolves to, 127.0.0.1 in a namespace.
 
 --csv writes one row per iteration in the project's workload format
-(job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us; iterations
-from 0, us from t0,
-bytes = what the rank's ring all-reduce sends per iteration).  --start-dir
-synchronises several jobs: the rank creates <dir>/ready-<job>-<rank> once set
+(job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,rto,
+recoveries,tlp,undo,spurious_rto; iterations from 0, us from t0, bytes =
+what the rank's ring all-reduce sends per iteration, the last five the loss
+recoveries of the rank's network namespace during the phase, tcp_counters.py).
+--start-dir synchronises several jobs: the rank creates <dir>/ready-<job>-<rank> once set
 up and waits for <dir>/go (its content: t0 in microseconds since the epoch,
 also the CSV's time origin).  Exit codes: 0 ok, 2 usage, 3 torch missing,
 1 anything else.
@@ -142,12 +143,14 @@ def main():
     torch.manual_seed(1234)  # the same initial model on every rank
     model = DDP(build_model(args), bucket_cap_mb=args.bucket_mb)
     import mltcp_torch  # noqa: E402  (bpf/python, next to mltcp.py)
+    import tcp_counters  # noqa: E402  (next to this script)
     nbytes = args.hint_bytes or mltcp_torch.ring_allreduce_bytes(model.module, world)
     marks = {}
 
     def timed_allreduce(process_group, bucket):
         if bucket.index() == 0:
             marks["comm_start"] = now_us()
+            marks["counters"] = tcp_counters.read()
         return default_hooks.allreduce_hook(process_group, bucket)
 
     if args.hint:
@@ -173,18 +176,24 @@ def main():
         start = now_us()
         loss = loss_fn(model(x), y)
         time.sleep(args.compute_ms / 1000.0)  # stand-in for GPU compute
+        marks.pop("counters", None)
         loss.backward()
         comm_end = now_us()
+        started = marks.get("counters")   # None: no all-reduce ran (unknown)
+        losses = tcp_counters.delta(started, tcp_counters.read()) if started else \
+            dict.fromkeys(tcp_counters.COLUMNS)
         opt.step()
         opt.zero_grad()
         end = now_us()
         rows.append((args.job, it - 1, nbytes, start - t0, marks.get("comm_start", comm_end) - t0,
-                     comm_end - t0, end - t0))
+                     comm_end - t0, end - t0) +
+                    tuple("" if losses[c] is None else losses[c] for c in tcp_counters.COLUMNS))
     dist.barrier()
     if args.csv:
         tmp = args.csv + ".tmp"
         with open(tmp, "w") as f:
-            f.write("job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us\n")
+            f.write("job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,%s\n"
+                    % ",".join(tcp_counters.COLUMNS))
             for r in rows:
                 f.write(",".join(str(v) for v in r) + "\n")
         os.rename(tmp, args.csv)

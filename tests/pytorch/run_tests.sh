@@ -6,7 +6,8 @@
 # launcher while it runs (refused), a failing and a hanging rank (the
 # launcher stops the run, shows that rank's lines, exits 1, leaves nothing),
 # PyTorch missing, bad hint sizes and a refused hint in C, Python and
-# mltcp_torch.  The launcher takes the host lock itself.  About 60 s; root.
+# mltcp_torch, and bench.py's whole path in one tiny repetition.  The
+# launcher takes the host lock itself.  About 90 s; root.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -145,6 +146,17 @@ check "  ... and torn down" nothing_left out
 expect 1 "rank 1 hangs at iteration 2 (--timeout 25)" "timed out after 25 s" \
 	$PY "$LAUNCH" --cc mltcp_cubic --jobs 1 --timeout 25 --out "$WORK/hang" -- "${TINY[@]}" --hang-at 2
 check "  ... the hanging rank's last lines are shown" grep -q "hanging at iteration 2" "$WORK/out"
+check "  ... and torn down" nothing_left out
+
+echo "== make bench-pytorch's whole path, tiny: one repetition of two_identical, reno and mltcp"
+expect 0 "bench.py ends in its table and TARGET lines" "^TARGET +two_identical mltcp" \
+	env MLTCP_METRICS="$BUILD/cmake/workload/mltcp-metrics" $PY "$ROOT/examples/pytorch/bench.py" \
+	--out "$WORK/bench" --reps 1 --iterations 7 --iso-iterations 5 --warmup 2 \
+	--mixes two_identical --ccs "reno mltcp" --compute-ms 100 --hidden 200 --no-plots \
+	--mltcpctl "$MLTCPCTL"
+check "  ... a RESULT line per run with ratios and the loss counters of both ranks" \
+	grep -qE "^RESULT framework=pytorch mix=two_identical cc=mltcp mean_ratio=[0-9.]+ .* rto=[0-9]+ " \
+	"$WORK/out"
 check "  ... and torn down" nothing_left out
 
 echo "pytorch tests: $PASSES passed, $FAILS failed in $(($(date +%s) - START)) s"
