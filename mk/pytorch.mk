@@ -3,8 +3,8 @@
 #
 #   make check-pytorch   a tiny 2-rank DDP job through the launcher with MLTCP
 #                        and hints, a failing and a hanging rank, a second
-#                        launcher, torch missing, bad and refused hints (~60 s;
-#                        root)
+#                        launcher, torch missing, bad and refused hints, and
+#                        one tiny repetition of bench-pytorch (~60 s; root)
 #   make bench-pytorch   two identical DDP jobs (and small buckets, and with
 #                        hints) x cubic reno mltcp mltcp_cubic x PT_REPS, on the
 #                        testbed (~20 min); PT_REPS, PT_ITERATIONS, PT_MIXES,

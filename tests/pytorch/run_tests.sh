@@ -7,7 +7,7 @@
 # launcher stops the run, shows that rank's lines, exits 1, leaves nothing),
 # PyTorch missing, bad hint sizes and a refused hint in C, Python and
 # mltcp_torch, and bench.py's whole path in one tiny repetition.  The
-# launcher takes the host lock itself.  About 90 s; root.
+# launcher takes the host lock itself.  About 60 s; root.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
