@@ -25,9 +25,9 @@ to the address its hostname resolves to, 127.0.0.1 in a namespace.
 recoveries,tlp,undo,spurious_rto; iterations from 0, us from t0, bytes =
 what the rank's ring all-reduce sends per iteration, the last five the loss
 recoveries of the rank's network namespace during the phase, tcp_counters.py).
---start-dir synchronises several jobs: the rank creates <dir>/ready-<job>-<rank> once set
-up and waits for <dir>/go (its content: t0 in microseconds since the epoch,
-also the CSV's time origin).  Exit codes: 0 ok, 2 usage, 3 torch missing,
+--start-dir synchronises several jobs: the rank creates
+<dir>/ready-<job>-<rank> once set up and waits for <dir>/go (its content: t0
+in microseconds since the epoch, also the CSV's time origin).  Exit codes: 0 ok, 2 usage, 3 torch missing,
 1 anything else.
 """
 import argparse
