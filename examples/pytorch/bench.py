@@ -55,8 +55,10 @@ def link_job_csvs(rundir, rows):
             os.symlink(job + "-rank0.csv", dst)
 
 
-def analyse(mix, cc, rundir, jobs, iso, warmup):
-    """interleave.py's metrics of one run (mltcp-metrics, workload/)."""
+def analyse(mix, cc, rundir, rows_by_job, iso, warmup):
+    """interleave.py's metrics of one run (mltcp-metrics, workload/);
+    rows_by_job: {job: rank 0's CSV rows}, as Session.run returns them."""
+    jobs = list(rows_by_job)
     base = iso[config_of(mix) + (cc,)]["mean_us"]
     # Rank 1's CSV adds its namespace's loss counters to its job's.
     m = interleave.run_metrics([os.path.join(rundir, j + ".csv") for j in jobs],
@@ -66,8 +68,7 @@ def analyse(mix, cc, rundir, jobs, iso, warmup):
     for k in ("mean_ratio", "p99_ratio", "overlap_mean", "interleaved_at",
               "mean_ratio_after", "p99_ratio_after", "losses"):
         res[k] = m.get(k)
-    res["rto_iterations"] = interleave.rto_iterations(
-        {j: interleave.read_csv(os.path.join(rundir, j + ".csv")) for j in jobs}, m["jobs"])
+    res["rto_iterations"] = interleave.rto_iterations(rows_by_job, m["jobs"])
     return res
 
 
@@ -178,7 +179,7 @@ def main():
                         rows = s.run(cc, d, train_args(args, mix, args.iterations), hint=hint,
                                      timeout=args.timeout)
                         link_job_csvs(d, rows)
-                        res = analyse(mix, cc, d, list(rows), iso, args.warmup)
+                        res = analyse(mix, cc, d, rows, iso, args.warmup)
                         res.update(rep=rep, dir=d)
                         results.append(res)
                         with open(os.path.join(d, "result.json"), "w") as f:
