@@ -46,11 +46,15 @@ t_paced() {
 	wait $SRV_paced
 	srv=$(grep ^SERVER $LOG/srv-paced | grep bytes=)
 	cli=$(echo "$out" | grep ^CLIENT)
-	echo "$out"; echo "$srv"
-	[ $rc = 0 ] || return 1
+	echo "$out"
+	# The whole server log: its error, if it stopped early (one CI run had
+	# no SERVER bytes= line, and the reason was not shown).
+	echo "server (log $LOG/srv-paced):"; cat $LOG/srv-paced
+	[ $rc = 0 ] || { echo "client exit status $rc"; return 1; }
 	echo "$out" | grep -q "no per-QP rate limit (Operation not supported): pacing work requests in software" || return 1
-	[ "$(kv bytes "$cli")" = 1500000 ] && [ "$(kv bytes "$srv")" = 1500000 ] || return 1
-	[ "$(kv checksum "$cli")" = "$(kv checksum "$srv")" ] || return 1
+	[ "$(kv bytes "$cli")" = 1500000 ] && [ "$(kv bytes "$srv")" = 1500000 ] ||
+		{ echo "bytes: client $(kv bytes "$cli"), server $(kv bytes "$srv")"; return 1; }
+	[ "$(kv checksum "$cli")" = "$(kv checksum "$srv")" ] || { echo "checksums differ"; return 1; }
 	# Both the paced rate (after the 2-message initial burst) and the rate
 	# including it must be within 10% of the target.
 	for rate in $(kv paced_mbps "$cli") $(kv rate_mbps "$cli"); do
