@@ -30,7 +30,8 @@
  * Pinned by mltcpctl under /sys/fs/bpf/mltcp/: config (the .data map
  * holding the runtime parameters mltcp_cfg, a global read directly on every
  * ack), hints (socket storage: "an iteration of N bytes starts now"), jobs
- * (the same per cgroup, written through mltcp_jobhint.bpf.c), stats (an
+ * (per cgroup: the same hints, written through mltcp_jobhint.bpf.c, and
+ * the job's progress, which its sockets keep here), stats (an
  * iterator link that reads the socket storage mltcp_flows, which holds the
  * per-flow counters and is deleted in .release), state (mltcpctl's own),
  * counters (the .bss with the host counters).
@@ -72,16 +73,23 @@ struct {
 	__type(value, struct mltcp_hint);
 } mltcp_hints SEC(".maps");
 
-/* Job-level hints, keyed by cgroup v2 id (written by mltcp_jobhint.bpf.c),
- * and per socket the last job hint seq it has seen. */
+/* Jobs, keyed by cgroup v2 id (mltcp_bpf_shared.h), and per socket what it
+ * knows of its job: the last job hint seq it has seen and its share of the
+ * job's progress. */
 #include "mltcp_job_map.bpf.h"
+
+struct mltcp_job_sock {
+	__u64 seen_seq;
+	__u64 epoch;			/* of the entry `share` was added to */
+	struct mltcp_job_member share;
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, __u64);
-} mltcp_job_seen SEC(".maps");
+	__type(value, struct mltcp_job_sock);
+} mltcp_job_socks SEC(".maps");
 
 /* Per-flow stats, in the socket itself: no capacity, no key to compute per
  * ack; read through the iterator mltcp_stats_iter below. */
@@ -217,56 +225,128 @@ static __always_inline __u32 mltcp_guard_undo(__u32 undo, __u32 high)
 /* ---------------------------------------------------------------------- */
 /* Adapters shared by both variants: hints, iteration tracking, stats.     */
 
-static __always_inline struct mltcp_job_hint *mltcp_job_of(const struct sock *sk)
+static __always_inline struct mltcp_job *mltcp_job_of(const struct sock *sk)
 {
 	__u64 cgid = sk->sk_cgrp_data.cgroup->kn->id;
 
-	return bpf_map_lookup_elem(&mltcp_job_hints, &cgid);
+	return bpf_map_lookup_elem(&mltcp_jobs, &cgid);
 }
 
-/* At .init: the job's hints so far are history, not this socket's start. */
-static __always_inline void mltcp_job_hint_init(struct sock *sk)
+/* At .init: the job's hints so far are history, not this socket's start,
+ * and the socket has added nothing to the job's progress yet. */
+static __always_inline void mltcp_job_join(struct sock *sk)
 {
-	struct mltcp_job_hint *j = mltcp_job_of(sk);
-	__u64 *seen;
+	struct mltcp_job *j = mltcp_job_of(sk);
+	struct mltcp_job_sock *js;
 
 	if (!j)
 		return;	/* the job's first hint, when it comes, is new */
-	seen = bpf_sk_storage_get(&mltcp_job_seen, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
-	if (seen)
-		*seen = j->seq;
+	js = bpf_sk_storage_get(&mltcp_job_socks, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!js)
+		return;
+	js->seen_seq = j->seq;
+	js->epoch = j->epoch;
+	mltcp_job_member_init(&js->share);
+}
+
+/* Add the socket's change to its job's sums (atomics: the members run on
+ * any CPU). */
+static __always_inline void mltcp_job_add(struct mltcp_job *j, const struct mltcp_job_delta *d)
+{
+	if (d->iter_bytes)
+		__sync_fetch_and_add(&j->iter_bytes_sum, d->iter_bytes);
+	if (d->bytes_per_iter)
+		__sync_fetch_and_add(&j->bytes_per_iter_sum, d->bytes_per_iter);
+}
+
+/* .release: the socket's share leaves its job. */
+static __always_inline void mltcp_job_leave(struct sock *sk)
+{
+	struct mltcp_job *j = mltcp_job_of(sk);
+	struct mltcp_job_sock *js;
+	struct mltcp_job_delta d;
+
+	js = bpf_sk_storage_get(&mltcp_job_socks, sk, NULL, 0);
+	if (!js)
+		return;
+	if (j && js->epoch == j->epoch) {
+		mltcp_job_member_leave(&js->share, &d);
+		mltcp_job_add(j, &d);
+	}
+	bpf_sk_storage_delete(&mltcp_job_socks, sk);
 }
 
 /* A new job-level hint for the cgroup the socket was created in; 1 if one
  * was applied. */
-static __always_inline int mltcp_apply_job_hint(struct sock *sk, struct mltcp_iter *it)
+static __always_inline int mltcp_apply_job_hint(struct sock *sk, struct mltcp_iter *it,
+						struct mltcp_job *j, struct mltcp_job_sock *js)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct mltcp_job_hint *j = mltcp_job_of(sk);
-	__u64 *seen;
 
-	if (!j)
+	if (js->seen_seq == j->seq)
 		return 0;
-	seen = bpf_sk_storage_get(&mltcp_job_seen, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!seen || *seen == j->seq)
-		return 0;
-	*seen = j->seq;
+	js->seen_seq = j->seq;
 	if (j->bytes == 0 || j->bytes > MLTCP_HINT_BYTES_MAX)
 		return 0;	/* the writer validates; never trust a map */
 	mltcp_iter_hint(it, tp->bytes_acked, j->bytes, mltcp_now_us(tp));
 	return 1;
 }
 
+/* The job the socket tracks with, if any: not one with hints of its own
+ * (those are per socket), and its storage synchronised with the entry. */
+static __always_inline struct mltcp_job *mltcp_job_track_of(struct sock *sk,
+							   struct mltcp_job_sock **jsp)
+{
+	struct mltcp_job *j = mltcp_job_of(sk);
+	struct mltcp_job_sock *js;
+
+	if (!j)
+		return NULL;
+	js = bpf_sk_storage_get(&mltcp_job_socks, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!js)
+		return NULL;
+	if (js->epoch != j->epoch) {
+		/* Created before its job (attach after connect), or the entry
+		 * was removed and created anew: start from nothing. */
+		js->seen_seq = j->seq;
+		js->epoch = j->epoch;
+		mltcp_job_member_init(&js->share);
+	}
+	*jsp = js;
+	return j;
+}
+
+/* After the flow's own tracking: its share into the job's progress and the
+ * job's ratio back into the flow. */
+static __always_inline void mltcp_job_update(struct mltcp_iter *it, struct mltcp_job *j,
+					     struct mltcp_job_sock *js)
+{
+	struct mltcp_job_delta d;
+
+	if (!j) {
+		mltcp_iter_set_job_ratio(it, MLTCP_RATIO_NONE);
+		return;
+	}
+	if (mltcp_job_member_update(&js->share, it, &d))
+		mltcp_job_add(j, &d);
+	mltcp_iter_set_job_ratio(it, mltcp_job_ratio(j->iter_bytes_sum, j->bytes_per_iter_sum,
+						     j->seq ? j->bytes : 0));
+}
+
 /* Apply a pending hint from the application; 1 if one was applied.  A
- * socket with hints of its own ignores its job's hints. */
-static __always_inline int mltcp_apply_hint(struct sock *sk, struct mltcp_iter *it)
+ * socket with hints of its own ignores its job: *jp is its job otherwise. */
+static __always_inline int mltcp_apply_hint(struct sock *sk, struct mltcp_iter *it,
+					    struct mltcp_job **jp, struct mltcp_job_sock **jsp)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_hint *h;
 
+	*jp = NULL;
 	h = bpf_sk_storage_get(&mltcp_hints, sk, NULL, 0);
-	if (!h)
-		return mltcp_apply_job_hint(sk, it);
+	if (!h) {
+		*jp = mltcp_job_track_of(sk, jsp);
+		return *jp ? mltcp_apply_job_hint(sk, it, *jp, *jsp) : 0;
+	}
 	if (h->seq == h->applied_seq)
 		return 0;
 	h->applied_seq = h->seq;
@@ -310,45 +390,59 @@ static __always_inline void mltcp_stats_update(struct sock *sk,
 }
 
 /* .release: the socket leaves MLTCP (close, or another congestion control). */
-static __always_inline void mltcp_stats_delete(struct sock *sk)
+static __always_inline void mltcp_release(struct sock *sk)
 {
 	bpf_sk_storage_delete(&mltcp_flows, sk);
+	mltcp_job_leave(sk);
 }
 
-/* Every ack that acknowledges data: hints first, then the bytes. */
+/* Every ack that acknowledges data: hints first, then the bytes, then the
+ * job. */
 static __always_inline void mltcp_track_ack(struct sock *sk, struct mltcp_iter *it,
 					    __u32 variant)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_job_sock *js = NULL;
+	struct mltcp_job *j;
 
-	mltcp_apply_hint(sk, it);
+	mltcp_apply_hint(sk, it, &j, &js);
 	mltcp_iter_on_ack(it, tp->bytes_acked, mltcp_now_us(tp));
+	mltcp_job_update(it, j, js);
 	mltcp_stats_update(sk, it, variant);
 }
 
-/* Sending resumes with nothing in flight: a hint or a detected boundary. */
-static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
+/* CA_EVENT_TX_START: did the application resume sending after a pause? */
+static __always_inline int mltcp_tx_resumed(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
-	if (mltcp_apply_hint(sk, it))
-		return;
 	/* CA_EVENT_TX_START also fires for the retransmission after an RTO
 	 * (everything in flight was marked lost, so "in flight" is 0) and
 	 * that gap is no iteration boundary.  Only packets_out == 0, i.e.
 	 * everything acked, means the application resumed sending. */
 	if (tp->packets_out)
-		return;
+		return 0;
 	/* Nor is a pause forced by the receiver's window: the application had
 	 * data, the peer had no room (e.g. a slow reader).  The kernel's
 	 * chronograph still says so while this first segment is sent: as
 	 * RWND_LIMITED, or as SNDBUF_LIMITED, which outranks it when the
 	 * writer blocked on the full send buffer meanwhile.  After a real
 	 * pause the queues were empty, so the chronograph is UNSPEC or BUSY. */
-	if (BPF_CORE_READ_BITFIELD(tp, chrono_type) >= TCP_CHRONO_RWND_LIMITED)
-		return;
-	mltcp_iter_on_tx_start(it, &mltcp_cfg, tp->bytes_acked, mltcp_now_us(tp),
-			       tp->srtt_us >> 3);
+	return BPF_CORE_READ_BITFIELD(tp, chrono_type) < TCP_CHRONO_RWND_LIMITED;
+}
+
+/* Sending resumes with nothing in flight: a hint or a detected boundary,
+ * then the job. */
+static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_job_sock *js = NULL;
+	struct mltcp_job *j;
+
+	if (!mltcp_apply_hint(sk, it, &j, &js) && mltcp_tx_resumed(sk))
+		mltcp_iter_on_tx_start(it, &mltcp_cfg, tp->bytes_acked, mltcp_now_us(tp),
+				       tp->srtt_us >> 3);
+	mltcp_job_update(it, j, js);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -368,7 +462,7 @@ void BPF_PROG(mltcp_reno_init, struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_reno_flow_init(&ca->f, tp->bytes_acked, mltcp_now_us(tp));
-	mltcp_job_hint_init(sk);
+	mltcp_job_join(sk);
 	ca->guard_high = 0;
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 }
@@ -429,7 +523,7 @@ void BPF_PROG(mltcp_reno_pkts_acked, struct sock *sk, const struct ack_sample *s
 SEC("struct_ops/mltcp_reno_release")
 void BPF_PROG(mltcp_reno_release, struct sock *sk)
 {
-	mltcp_stats_delete(sk);
+	mltcp_release(sk);
 }
 
 SEC(".struct_ops")
@@ -473,7 +567,7 @@ void BPF_PROG(mltcp_cubic_init, struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_cubic_flow_init(&ca->f, tp->bytes_acked, mltcp_now_us(tp), tp->snd_nxt);
-	mltcp_job_hint_init(sk);
+	mltcp_job_join(sk);
 	mltcp_cubic_guard(sk, ca);
 }
 
@@ -572,7 +666,7 @@ __u32 BPF_PROG(mltcp_cubic_undo_cwnd, struct sock *sk)
 SEC("struct_ops/mltcp_cubic_release")
 void BPF_PROG(mltcp_cubic_release, struct sock *sk)
 {
-	mltcp_stats_delete(sk);
+	mltcp_release(sk);
 }
 
 SEC(".struct_ops")

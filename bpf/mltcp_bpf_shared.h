@@ -42,6 +42,9 @@ struct mltcp_hint {
 };
 
 /*
+ * Jobs: the MLTCP sockets of one cgroup, the one `mltcpctl attach` selected
+ * or one whose processes send job hints, keyed by cgroup v2 id.
+ *
  * Job-level hints: "an iteration of N bytes starts now" for every MLTCP
  * socket of a cgroup.  A process announces it with
  * setsockopt(any socket it creates, MLTCP_SOL_JOB, MLTCP_JOB_HINT, &bytes,
@@ -50,14 +53,23 @@ struct mltcp_hint {
  * the caller's cgroup v2 id, and the congestion control applies it to the
  * sockets created in that cgroup.  Outside an attached cgroup the option
  * does not exist (ENOPROTOOPT).  The level is no protocol's SOL_* number.
+ *
+ * Job progress: the sockets created in a job's cgroup share one bytes ratio
+ * (core/mltcp_job.h), from the sums below, to which each socket adds its
+ * own progress.  An entry's epoch tells a socket that the entry it added to
+ * was removed (detach) and created anew: it then starts over rather than
+ * subtract from sums it never added to.
  */
 #define MLTCP_SOL_JOB		0x4d4c	/* "ML" */
 #define MLTCP_JOB_HINT		1
 #define MLTCP_MAX_JOBS		16384	/* LRU: cgroup ids are never reused */
 
-struct mltcp_job_hint {
+struct mltcp_job {
 	__u64 seq;		/* bumped by each hint */
 	__u64 bytes;		/* bytes of the iteration that starts now */
+	__u64 epoch;		/* set when the entry is created, never 0 */
+	__u64 iter_bytes_sum;	/* core/mltcp_job.h: the members' progress */
+	__u64 bytes_per_iter_sum; /*   and their iteration sizes */
 };
 
 /* Job-hint writes since load, over all attached cgroups (one-entry array,

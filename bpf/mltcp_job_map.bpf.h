@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mltcp_job_map.bpf.h - the job-level hint map and its write counters,
- * defined identically in both BPF objects that use them: mltcp.bpf.c reads
- * the hints, mltcp_jobhint.bpf.c writes both; mltcpctl makes the second
- * reuse the first's pinned maps (jobs, job_counters).
+ * mltcp_job_map.bpf.h - the jobs map (hints and progress) and the hint
+ * write counters, defined identically in both BPF objects that use them:
+ * mltcp.bpf.c reads the hints and keeps the progress, mltcp_jobhint.bpf.c
+ * writes hints and counters; mltcpctl makes the second reuse the first's
+ * pinned maps (jobs, job_counters) and creates a job's entry at attach.
  * Keyed by cgroup v2 id; LRU, since cgroup ids are never reused.
  */
 #ifndef MLTCP_JOB_MAP_BPF_H
@@ -13,8 +14,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, MLTCP_MAX_JOBS);
 	__type(key, __u64);
-	__type(value, struct mltcp_job_hint);
-} mltcp_job_hints SEC(".maps");
+	__type(value, struct mltcp_job);
+} mltcp_jobs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

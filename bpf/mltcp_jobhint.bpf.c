@@ -51,7 +51,7 @@ static __always_inline int mltcp_refuse(int err)
 SEC("cgroup/setsockopt")
 int mltcp_job_hint_set(struct bpf_sockopt *ctx)
 {
-	struct mltcp_job_hint fresh = {}, *j;
+	struct mltcp_job fresh = {}, *j;
 	__u64 *val = ctx->optval;
 	__u64 cgid, bytes;
 
@@ -67,10 +67,12 @@ int mltcp_job_hint_set(struct bpf_sockopt *ctx)
 	if (bytes == 0 || bytes > MLTCP_HINT_BYTES_MAX)
 		return mltcp_refuse(EINVAL);
 	cgid = bpf_get_current_cgroup_id();
-	j = bpf_map_lookup_elem(&mltcp_job_hints, &cgid);
+	j = bpf_map_lookup_elem(&mltcp_jobs, &cgid);
 	if (!j) {
-		bpf_map_update_elem(&mltcp_job_hints, &cgid, &fresh, BPF_NOEXIST);
-		j = bpf_map_lookup_elem(&mltcp_job_hints, &cgid);
+		/* A cgroup below the attached one: its own job from now on. */
+		fresh.epoch = bpf_ktime_get_ns() | 1;
+		bpf_map_update_elem(&mltcp_jobs, &cgid, &fresh, BPF_NOEXIST);
+		j = bpf_map_lookup_elem(&mltcp_jobs, &cgid);
 		if (!j)
 			return mltcp_refuse(ENOSPC);
 	}

@@ -11,6 +11,9 @@
  * The state is 40 bytes so that it fits in inet_csk_ca() next to CUBIC's own
  * 64 bytes of state (ICSK_CA_PRIV_SIZE is 104 on 6.x kernels).
  *
+ * A flow that belongs to a job with several connections (mltcp_job.h) can
+ * be given the job's bytes ratio, which then replaces its own in the gain.
+ *
  * Differs from the MLTCP paper, which assumes bytes per iteration is given:
  * here it is learned (robust to one odd iteration), boundaries are detected
  * with a threshold that adapts to the flow, and a flow without iteration
@@ -50,6 +53,7 @@ enum mltcp_iter_flags {
 	MLTCP_F_HINTED	= 1 << 0,	/* application hints drive boundaries */
 	MLTCP_F_OUTLIER	= 1 << 1,	/* last closed iteration was an outlier */
 	MLTCP_F_CONFIRMED = 1 << 2,	/* E agreed with a second sample (or a hint) */
+	MLTCP_F_JOB	= 1 << 3,	/* job_ratio replaces the flow's own ratio */
 };
 
 struct mltcp_iter {
@@ -61,7 +65,8 @@ struct mltcp_iter {
 	__u32 iterations;	/* completed iterations (detected + hinted) */
 	__u32 hinted;		/* of which started by a hint */
 	__u8 flags;		/* enum mltcp_iter_flags */
-	__u8 pad[3];
+	__u8 pad;
+	__u16 job_ratio;	/* the job's bytes ratio, RATIO units (MLTCP_F_JOB) */
 };
 
 /* Microseconds from a to b on a wrapping 32-bit clock; 0 if b is before a. */
@@ -83,7 +88,8 @@ MLTCP_INLINE void mltcp_iter_init(struct mltcp_iter *it, __u64 acked_total,
 	it->iterations = 0;
 	it->hinted = 0;
 	it->flags = 0;
-	it->pad[0] = it->pad[1] = it->pad[2] = 0;
+	it->pad = 0;
+	it->job_ratio = 0;
 }
 
 /*
@@ -221,16 +227,9 @@ MLTCP_INLINE void mltcp_iter_hint(struct mltcp_iter *it, __u64 acked_total,
 	it->last_active_us = now_us;
 }
 
-/* bytes_ratio in RATIO units, or MLTCP_RATIO_NONE without structure. */
-MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
+/* b / e in RATIO units for b <= e, e > 0. */
+MLTCP_INLINE __u32 mltcp_ratio_of(__u64 b, __u64 e)
 {
-	__u64 e = it->bytes_per_iter;
-	__u64 b = it->iter_bytes;
-
-	if (e == 0 || (it->iterations == 0 && !(it->flags & MLTCP_F_HINTED)))
-		return MLTCP_RATIO_NONE;
-	if (b > mltcp_mul_sat_u64(e, MLTCP_OVERRUN_MULT))
-		return MLTCP_RATIO_NONE;	/* structure lost */
 	if (b >= e)
 		return MLTCP_RATIO_ONE;
 	/* Common case first, with the cheaper 32-bit division. */
@@ -240,6 +239,44 @@ MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
 	if (b > (MLTCP_U64_MAX >> MLTCP_RATIO_SHIFT))
 		return (__u32)MLTCP_DIV64(b, (e >> MLTCP_RATIO_SHIFT) | 1);
 	return (__u32)MLTCP_DIV64(b << MLTCP_RATIO_SHIFT, e);
+}
+
+/* The flow's own bytes_ratio in RATIO units, or MLTCP_RATIO_NONE without
+ * structure. */
+MLTCP_INLINE __u32 mltcp_iter_own_ratio(const struct mltcp_iter *it)
+{
+	__u64 e = it->bytes_per_iter;
+	__u64 b = it->iter_bytes;
+
+	if (e == 0 || (it->iterations == 0 && !(it->flags & MLTCP_F_HINTED)))
+		return MLTCP_RATIO_NONE;
+	if (b > mltcp_mul_sat_u64(e, MLTCP_OVERRUN_MULT))
+		return MLTCP_RATIO_NONE;	/* structure lost */
+	return mltcp_ratio_of(b, e);
+}
+
+/* The ratio the gain uses: the job's when the datapath set one and the flow
+ * has iteration structure of its own (a bulk flow of a job stays neutral). */
+MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
+{
+	__u32 own = mltcp_iter_own_ratio(it);
+
+	if (own != MLTCP_RATIO_NONE && (it->flags & MLTCP_F_JOB))
+		return it->job_ratio;
+	return own;
+}
+
+/* The datapath hands over its job's ratio (MLTCP_RATIO_NONE: no job, the
+ * flow's own ratio applies). */
+MLTCP_INLINE void mltcp_iter_set_job_ratio(struct mltcp_iter *it, __u32 ratio)
+{
+	if (ratio == MLTCP_RATIO_NONE) {
+		it->flags &= ~MLTCP_F_JOB;
+		it->job_ratio = 0;
+		return;
+	}
+	it->flags |= MLTCP_F_JOB;
+	it->job_ratio = (__u16)mltcp_min_u32(ratio, MLTCP_RATIO_ONE);
 }
 
 /* norm * (intercept + slope * bytes_ratio), clamped; GAIN units.  norm is

@@ -291,7 +291,7 @@ struct mltcp_gain_cache {
 	__u64 valid_span;	/*   [valid_from, valid_from + valid_span) */
 	__u64 bytes_per_iter;	/*   and this iteration size */
 	__u32 gain;		/* cached F, GAIN units */
-	__u32 pad;
+	__u32 job_step;		/*   and this step of the job's ratio */
 };
 
 struct mltcp_reno_cache {
@@ -306,7 +306,7 @@ MLTCP_INLINE void mltcp_gain_cache_init(struct mltcp_gain_cache *c)
 	c->valid_span = 0;	/* empty: the first call computes */
 	c->bytes_per_iter = 0;
 	c->gain = MLTCP_GAIN_ONE;
-	c->pad = 0;
+	c->job_step = MLTCP_U32_MAX;
 }
 
 MLTCP_INLINE void mltcp_reno_cache_init(struct mltcp_reno_cache *c)
@@ -316,11 +316,21 @@ MLTCP_INLINE void mltcp_reno_cache_init(struct mltcp_reno_cache *c)
 	c->w = 1;
 }
 
+/* A job's ratio (mltcp_job.h) moves with other flows' bytes: F follows it
+ * in the same 64 steps as the flow's own. */
+MLTCP_INLINE __u32 mltcp_gain_cache_job_step(const struct mltcp_iter *it)
+{
+	if (!(it->flags & MLTCP_F_JOB))
+		return MLTCP_U32_MAX;
+	return (__u32)it->job_ratio >> (MLTCP_RATIO_SHIFT - MLTCP_GAIN_STEP_SHIFT);
+}
+
 MLTCP_INLINE int mltcp_gain_cache_holds(const struct mltcp_gain_cache *c,
 					const struct mltcp_iter *it)
 {
 	return it->iter_bytes - c->valid_from < c->valid_span &&
-	       it->bytes_per_iter == c->bytes_per_iter;
+	       it->bytes_per_iter == c->bytes_per_iter &&
+	       mltcp_gain_cache_job_step(it) == c->job_step;
 }
 
 /* A Reno flow's F for this ack (mltcp_reno_gain), recomputed at most
@@ -341,6 +351,7 @@ MLTCP_INLINE __u32 mltcp_gain_cached(struct mltcp_gain_cache *c,
 	c->valid_span = e ? mltcp_max_u64(e >> MLTCP_GAIN_STEP_SHIFT, 1) :
 			    MLTCP_U64_MAX;
 	c->bytes_per_iter = e;
+	c->job_step = mltcp_gain_cache_job_step(it);
 	return c->gain;
 }
 

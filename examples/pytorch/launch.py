@@ -33,7 +33,6 @@ Exit codes: 0 ok, 1 a rank failed or hung, 2 usage, 3 PyTorch missing,
 4 another launcher is running, 130 interrupted.  Root, /usr/bin/python3.
 """
 import argparse
-import errno
 import fcntl
 import json
 import os
@@ -82,15 +81,6 @@ def torch_missing():
             % (r.stderr.strip().splitlines() or ["import torch failed"])[-1])
 
 
-def cgroup2_root():
-    with open("/proc/self/mounts") as f:
-        for line in f:
-            dev, mnt, fstype = line.split()[:3]
-            if fstype == "cgroup2":
-                return mnt
-    raise LaunchError("no cgroup2 mount found (cgroup v2 is needed for per-cgroup attach)")
-
-
 def tail(path, n=TAIL_LINES):
     try:
         with open(path, errors="replace") as f:
@@ -98,28 +88,6 @@ def tail(path, n=TAIL_LINES):
     except OSError:
         return "    (no output)"
     return "\n".join("    | " + l for l in lines[-n:]) or "    (no output)"
-
-
-def remove_cgroup_tree(path):
-    """Kill every process below path (cgroup.kill) and remove the cgroups."""
-    if not os.path.isdir(path):
-        return
-    try:
-        with open(os.path.join(path, "cgroup.kill"), "w") as f:
-            f.write("1")
-    except OSError:
-        pass
-    for _ in range(100):
-        try:
-            dirs = [d for d, _, _ in os.walk(path)]
-            for d in sorted(dirs, key=len, reverse=True):
-                os.rmdir(d)
-            return
-        except OSError as e:
-            if e.errno not in (errno.EBUSY, errno.ENOTEMPTY):
-                raise
-            time.sleep(0.05)
-    raise LaunchError("cannot remove cgroup %s: processes remain" % path)
 
 
 class Session:
@@ -133,7 +101,7 @@ class Session:
         self.mltcpctl = mltcpctl
         self.testbed_opts = list(testbed_opts) + (["--rate", rate] if rate else [])
         self.mltcp = interleave.Mltcp(mltcpctl, list(params))
-        self.cg_root = os.path.join(cgroup2_root(), CG_PREFIX + str(os.getpid()))
+        self.cg_root = os.path.join(interleave.cgroup2_root(), CG_PREFIX + str(os.getpid()))
         self.locks = []
         self.allowed_orig = None
         self.testbed_up = False
@@ -186,7 +154,7 @@ class Session:
                 pid = int(d[len(CG_PREFIX):])
                 if pid != os.getpid() and not os.path.exists("/proc/%d" % pid):
                     log("removing leftover cgroup %s" % d)
-                    remove_cgroup_tree(os.path.join(root, d))
+                    interleave.remove_cgroup_tree(os.path.join(root, d))
 
     def allow_cc(self, cc):
         with open(ALLOWED_CC) as f:
@@ -202,8 +170,8 @@ class Session:
                 if os.path.isdir(p) and self.mltcp.loaded_by_us:
                     interleave.run([self.mltcpctl, "detach", "--cgroup", p], check=False)
             try:
-                remove_cgroup_tree(self.cg_root)
-            except LaunchError as e:
+                interleave.remove_cgroup_tree(self.cg_root)
+            except RuntimeError as e:
                 log(str(e))
         if self.testbed_up:
             r = interleave.run([interleave.TESTBED, "down"], check=False)
@@ -289,7 +257,7 @@ class Session:
             for cg in job_cgs:
                 if cc in MLTCP_CCS:
                     interleave.run([self.mltcpctl, "detach", "--cgroup", cg], check=False)
-                remove_cgroup_tree(cg)
+                interleave.remove_cgroup_tree(cg)
         return {"job%d" % j: interleave.read_csv(os.path.join(outdir, "job%d-rank0.csv" % j))
                 for j in range(1, jobs + 1)}
 

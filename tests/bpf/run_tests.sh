@@ -11,7 +11,7 @@
 # comparison, ~22 s, included).
 #
 #   MLTCPCTL=path MLTCP_LIBRARY=path tests/bpf/run_tests.sh [test ...]
-#   tests: select cgroup iterations jobhints bulk loss badinput   (default: all)
+#   tests: select cgroup iterations jobhints jobs bulk loss badinput   (default: all)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -588,6 +588,15 @@ sys.exit(0 if want == "OK" else 1)
 EOF
 }
 jobs_dump() { bpftool -j map dump pinned /sys/fs/bpf/mltcp/jobs; }
+# jobs_without_hints N: the jobs map has N entries (one per attached cgroup),
+# none with a hint (the value's first 8 bytes, seq, are 0)
+jobs_without_hints() {
+	jobs_dump | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+print('%d entries, seqs %s' % (len(d), [int(e['value'][0], 16) for e in d]))
+assert len(d) == $1 and all(int(b, 16) == 0 for e in d for b in e['value'][:8]), d"
+}
 
 # hint_loop CG N: a process in CG announcing job iterations of N bytes every 5 ms
 hint_loop() {
@@ -612,7 +621,7 @@ test_jobhints() {
 	check "  ... job-hint programs on both" bash -c \
 		"bpftool cgroup show '$CG_A' | grep -q setsockopt && bpftool cgroup show '$CG_B' | grep -q setsockopt"
 	check "job hint from the test shell's cgroup -> ENOPROTOOPT" job_hint_probe ENOPROTOOPT 1000
-	check "  ... jobs map still empty" test "$(jobs_dump)" = "[]"
+	check "  ... jobs map: the two attached cgroups, no hint yet" jobs_without_hints 2
 	for n in 0 -5 $((2**48 + 1)) 18446744073709551616; do
 		check "hint_job($n) in ${CG_A##*/} -> ValueError" in_cgroup "$CG_A" bash -c \
 			"$(declare -f job_hint_probe); PY=$PY PYDIR=$PYDIR job_hint_probe ValueError $n"
@@ -621,7 +630,7 @@ test_jobhints() {
 		check "bare setsockopt of $n bytes in ${CG_A##*/} -> EINVAL (BPF checks too)" in_cgroup \
 			"$CG_A" bash -c "$(declare -f job_hint_probe); PY=$PY PYDIR=$PYDIR job_hint_probe EINVAL $n raw"
 	done
-	check "  ... jobs map still empty" test "$(jobs_dump)" = "[]"
+	check "  ... jobs map: still no hint" jobs_without_hints 2
 	check "  ... the exporter counts the 2 refused writes, 0 stored" bash -c \
 		"'$CTL' stats --prometheus | grep -qx 'mltcp_job_hints_refused_total 2' &&
 		 '$CTL' stats --prometheus | grep -qx 'mltcp_job_hints_total 0'"
@@ -668,6 +677,74 @@ print('iterations %d hinted %d' % (p['iterations'], p['hinted'])); assert p['ite
 		"'$CTL' detach --cgroup '$CG_A' && ! bpftool cgroup show '$CG_A' | grep -q setsockopt"
 	check "unload" "$CTL" unload
 	check "nothing of MLTCP remains" nothing_loaded
+}
+
+# ---------------------------------------------------------------------------
+# job_client CG PORT OUT ARGS...: a traffic client in $NS_A (and in cgroup CG,
+# unless CG is -) to the server on $NS_B's PORT
+job_client() {
+	local cg=$1 port=$2 out=$3; shift 3
+	local pre=(); [[ $cg != - ]] && pre=(in_cgroup "$cg")
+	"${pre[@]}" nsenter --net=/run/netns/"$NS_A" $PY "$TRAFFIC" client --host 10.202.2.2 \
+		--port "$port" "$@" > "$out"
+}
+
+# job_sums_zero: the one job's progress sums (struct mltcp_job, bytes 24..39)
+# are 0 within a second (the sockets release as their connections close)
+job_sums_zero() {
+	local i
+	for i in $(seq 50); do
+		jobs_dump | $PY -c "
+import json, sys
+v = [int(b, 16) for b in json.load(sys.stdin)[0]['value']]
+sums = [int.from_bytes(bytes(v[o:o + 8]), 'little') for o in (24, 32)]
+print('iter_bytes_sum %d bytes_per_iter_sum %d' % tuple(sums)); sys.exit(any(sums))" && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# last_ratio FILE: the bytes ratio at the last phase end of a client's JSON
+last_ratio() { json "$1" "['phase_end'][-1]['bytes_ratio']"; }
+
+test_jobs() {
+	echo "== job progress: the MLTCP sockets of one attached cgroup share one bytes ratio"
+	check "namespaces and tbf bottleneck (200 Mbit/s, queue 256 KB)" make_bottleneck 32kb 256kb ||
+		{ del_ns "$NS_A" "$NS_R" "$NS_B"; return; }
+	mkdir -p "$CG_A"
+	check "load" "$CTL" load
+	check "attach ${CG_A##*/}" "$CTL" attach --cgroup "$CG_A"
+	check "  ... its job entry, no hint yet" jobs_without_hints 1
+	# Member B: iterations of 40 MB, 1.6 s each alone.  Member A and
+	# outsider C (mltcp by setsockopt, no cgroup): 3 iterations of 2 MB,
+	# started 2 s in, so that they end while B is in the middle of its
+	# second iteration.  Compute gaps of 100 ms: above idle_max_us, a
+	# boundary whatever the queue's RTT.  A's own ratio at its phase end is 1, C's is;
+	# A's job is at most (2 + 40 - what B has left) / 42.
+	local pb pa pc
+	next_port; pb=$PORT; server "$NS_B" $pb "$WORK/jb.json"
+	next_port; pa=$PORT; server "$NS_B" $pa "$WORK/ja.json"
+	next_port; pc=$PORT; server "$NS_B" $pc "$WORK/jc.json"
+	job_client "$CG_A" $pb "$WORK/jbc.json" --iterations 3 --bytes 40000000 --gap-ms 100 &
+	local wb=$!
+	sleep 2
+	job_client "$CG_A" $pa "$WORK/jac.json" --iterations 3 --bytes 2000000 --gap-ms 100 &
+	local wa=$!
+	job_client - $pc "$WORK/jcc.json" --cc mltcp --iterations 3 --bytes 2000000 --gap-ms 100
+	wait $wa; wait $wb
+	wait_file "$WORK/jb.json" && wait_file "$WORK/ja.json" && wait_file "$WORK/jc.json"
+	check "  ... A and B got mltcp from the attachment" test \
+		"$(json "$WORK/jac.json" "['cc']") $(json "$WORK/jbc.json" "['cc']")" = "mltcp mltcp"
+	echo "  ratio at the last phase end: A (job member) $(last_ratio "$WORK/jac.json"), C (alone) $(last_ratio "$WORK/jcc.json")"
+	check "A's ratio is its job's: below 0.9 while B is mid-iteration" \
+		pyeval "import sys; r = $(last_ratio "$WORK/jac.json"); sys.exit(not (r is not None and r < 0.9))"
+	check "C's ratio is its own: 1.0" \
+		pyeval "import sys; sys.exit(not ($(last_ratio "$WORK/jcc.json") == 1.0))"
+	check "  ... closed members took their shares out: the job's sums are 0" job_sums_zero
+	check "detach ${CG_A##*/}" "$CTL" detach --cgroup "$CG_A"
+	check "  ... its job entry is gone" test "$(jobs_dump)" = "[]"
+	check "unload" "$CTL" unload
+	del_ns "$NS_A" "$NS_R" "$NS_B"
 }
 
 # ---------------------------------------------------------------------------
@@ -752,7 +829,7 @@ test_badinput() {
 # ---------------------------------------------------------------------------
 START=$(date +%s)
 TESTS=("$@")
-((${#TESTS[@]})) || TESTS=(select cgroup iterations jobhints bulk loss badinput)
+((${#TESTS[@]})) || TESTS=(select cgroup iterations jobhints jobs bulk loss badinput)
 for t in "${TESTS[@]}"; do
 	"test_$t"
 	[[ -e /sys/fs/bpf/mltcp ]] && "$CTL" unload >/dev/null 2>&1

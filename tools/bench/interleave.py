@@ -45,6 +45,7 @@ undone in `finally`, also on SIGINT/SIGTERM.
 """
 import argparse
 import csv
+import errno
 import fcntl
 import json
 import math
@@ -209,6 +210,105 @@ class Mltcp:
             self.loaded_by_us = False
 
 
+# ------------------------------------------------------------ job cgroups
+
+def cgroup2_root():
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            dev, mnt, fstype = line.split()[:3]
+            if fstype == "cgroup2":
+                return mnt
+    raise RuntimeError("no cgroup2 mount found (cgroup v2 is needed for per-cgroup attach)")
+
+
+def remove_cgroup_tree(path):
+    """Kill every process below path (cgroup.kill) and remove the cgroups."""
+    if not os.path.isdir(path):
+        return
+    try:
+        with open(os.path.join(path, "cgroup.kill"), "w") as f:
+            f.write("1")
+    except OSError:
+        pass
+    for _ in range(100):
+        try:
+            dirs = [d for d, _, _ in os.walk(path)]
+            for d in sorted(dirs, key=len, reverse=True):
+                os.rmdir(d)
+            return
+        except OSError as e:
+            if e.errno not in (errno.EBUSY, errno.ENOTEMPTY):
+                raise
+            time.sleep(0.05)
+    raise RuntimeError("cannot remove cgroup %s: processes remain" % path)
+
+
+def join_cgroup(path):
+    """A preexec_fn: the child enters the cgroup before it execs, so every
+    socket it creates belongs to it."""
+    def enter():
+        with open(os.path.join(path, "cgroup.procs"), "w") as f:
+            f.write("0")
+    return enter
+
+
+job_cgroups = None          # the session's JobCgroups, unless --no-job-cgroups
+
+
+class JobCgroups:
+    """MLTCP selected as an operator selects it: each MLTCP job (each rank
+    of a ring, as if on its own host) runs in its own cgroup, <cgroup2>/
+    mltcp-tb-jobs-<pid>/<name>, with `mltcpctl attach`.  The MLTCP sockets
+    of one cgroup are one job and share one bytes ratio (core/mltcp_job.h),
+    which a striped job needs.  Leftovers of a crashed session are detached
+    and removed first."""
+
+    def __init__(self, mltcpctl):
+        self.mltcpctl = mltcpctl
+        self.root = os.path.join(cgroup2_root(), "%s-jobs-%d" % (PREFIX, os.getpid()))
+        self.attached = []
+
+    def remove_leftovers(self):
+        parent = os.path.dirname(self.root)
+        stem = "%s-jobs-" % PREFIX
+        for d in os.listdir(parent):
+            if d.startswith(stem) and d[len(stem):].isdigit() and \
+                    not os.path.exists("/proc/" + d[len(stem):]):
+                log("removing leftover job cgroups %s" % d)
+                self.remove_tree(os.path.join(parent, d))
+
+    def remove_tree(self, path):
+        for d in sorted(os.listdir(path)):
+            run([self.mltcpctl, "detach", "--cgroup", os.path.join(path, d)], check=False)
+        remove_cgroup_tree(path)
+
+    def attach(self, name, cc):
+        """Creates and attaches the cgroup of `name`; returns its path."""
+        if not self.mltcpctl or not os.access(self.mltcpctl, os.X_OK):
+            raise RuntimeError("job cgroups need mltcpctl (--mltcpctl; or --no-job-cgroups)")
+        if not os.path.isdir(self.root):
+            self.remove_leftovers()
+            os.makedirs(self.root)
+        path = os.path.join(self.root, name)
+        os.makedirs(path, exist_ok=True)
+        run([self.mltcpctl, "attach", "--cgroup", path, "--variant",
+             "cubic" if cc == "mltcp_cubic" else "reno"])
+        self.attached.append(path)
+        return path
+
+    def release(self):
+        """Detaches and removes every cgroup of the run (idempotent)."""
+        while self.attached:
+            path = self.attached.pop()
+            run([self.mltcpctl, "detach", "--cgroup", path], check=False)
+            remove_cgroup_tree(path)
+
+    def close(self):
+        self.release()
+        if os.path.isdir(self.root):
+            self.remove_tree(self.root)
+
+
 # ------------------------------------------------------------ job layout
 
 def job_spec(spec):
@@ -348,8 +448,11 @@ def run_jobs(args, rundir, jobs, cc, iterations):
         for base, cmd in cmds:
             if args.hints and jcc in BASE_OF:
                 cmd.append("--hints")
+            kw = {}
+            if job_cgroups and jcc in BASE_OF:
+                kw["preexec_fn"] = join_cgroup(job_cgroups.attach(base, jcc))
             err = open(os.path.join(rundir, base + ".err"), "w")
-            procs.append((base, spawn(cmd, stdout=subprocess.DEVNULL, stderr=err)))
+            procs.append((base, spawn(cmd, stdout=subprocess.DEVNULL, stderr=err, **kw)))
     deadline = time.time() + START_LEAD_S + 5 + iterations * 2.0
     failed = []
     for name, p in procs:
@@ -362,6 +465,8 @@ def run_jobs(args, rundir, jobs, cc, iterations):
             failed.append("%s: %s %s" % (name, rc, open(os.path.join(rundir, name + ".err"))
                                          .read().strip()))
     cpu.stop(os.path.join(rundir, "cpu.json"))
+    if job_cgroups:
+        job_cgroups.release()
     time.sleep(0.05)
     if rx:
         rx.terminate()
@@ -929,6 +1034,7 @@ def run_group(args, mixes, ccs, iso, bulk_rate, results):
 
 
 def main():
+    global job_cgroups
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="Mixes: " + " ".join(MIXES))
@@ -952,6 +1058,10 @@ def main():
                     help="bulk flow duration (default: 0.4 s per iteration + 1 s, longer "
                          "than the ML jobs it competes with)")
     ap.add_argument("--hints", action="store_true", help="mltcp jobs announce iterations")
+    ap.add_argument("--no-job-cgroups", dest="job_cgroups", action="store_false",
+                    help="select mltcp per socket (the job's --cc) instead of running each "
+                    "mltcp job in its own cgroup with mltcpctl attach; the sockets of a "
+                    "job then keep one bytes ratio each")
     ap.add_argument("--testbed", default="",
                     help="extra options for mltcp-testbed up, e.g. '--limit 64kb'")
     ap.add_argument("--param", action="append", default=[],
@@ -1010,6 +1120,8 @@ def main():
         fcntl.flock(lock, fcntl.LOCK_EX)
         if need_mltcp:
             mltcp.ensure()
+            if args.job_cgroups:
+                job_cgroups = JobCgroups(args.mltcpctl)
         iso, bulk_rate = {}, {}
         # Ring mixes need another testbed layout: they run after the others,
         # which keep the plain dumbbell.
@@ -1031,6 +1143,8 @@ def main():
         die(str(e))
     finally:
         stop_children()
+        if job_cgroups:
+            job_cgroups.close()
         subprocess.run([TESTBED, "down"], capture_output=True)
         mltcp.release()
         if lock:

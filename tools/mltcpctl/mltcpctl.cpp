@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -553,7 +554,7 @@ int cmd_load(const std::vector<std::string> &args)
 		pin_map(skel->maps.mltcp_hints, MLTCP_PIN_HINTS, hint_group.empty() ? 0600 : 0660, gid);
 		// Jobs write their own entry through setsockopt (mltcp_jobhint.bpf.c),
 		// never through the map: root only.
-		pin_map(skel->maps.mltcp_job_hints, MLTCP_PIN_JOBS, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.mltcp_jobs, MLTCP_PIN_JOBS, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.mltcp_job_counters, MLTCP_PIN_JOB_COUNTERS, 0600,
 			static_cast<gid_t>(-1));
 		for (const auto &v : vs)
@@ -663,7 +664,34 @@ std::string job_hint_pin(const Cgroup &cg)
 	return std::string(MLTCP_PIN_JOBHINT_DIR) + "/" + std::to_string(cg.id);
 }
 
-// The cgroup's job-hint setsockopt program, writing the pinned jobs map.
+// The cgroup's entry in the jobs map: from now on the MLTCP sockets created
+// in it are one job (bpf/mltcp_bpf_shared.h).  An entry that exists (hints
+// written before) stays.  The epoch is the BPF side's clock, as its own.
+void create_job_entry(int map_fd, const Cgroup &cg)
+{
+	timespec ts{};
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	mltcp_job job{};
+	job.epoch = ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) | 1;
+	uint64_t key = cg.id;
+	if (bpf_map_update_elem(map_fd, &key, &job, BPF_NOEXIST) < 0 && errno != EEXIST)
+		fail(kRuntime, "creating the job entry of cgroup %llu failed: %s",
+		     (unsigned long long)cg.id, errstr(errno).c_str());
+}
+
+// A detached cgroup is no job any more; its sockets see the entry gone.
+void remove_job_entry(const Cgroup &cg)
+{
+	int map_fd = bpf_obj_get(MLTCP_PIN_JOBS);
+	if (map_fd < 0)
+		return;
+	uint64_t key = cg.id;
+	bpf_map_delete_elem(map_fd, &key);
+	close(map_fd);
+}
+
+// The cgroup's job-hint setsockopt program, writing the pinned jobs map,
+// and the cgroup's job entry.
 void attach_job_hints(const Cgroup &cg)
 {
 	int map_fd = bpf_obj_get(MLTCP_PIN_JOBS);
@@ -676,19 +704,27 @@ void attach_job_hints(const Cgroup &cg)
 	}
 	int counters_fd = bpf_obj_get(MLTCP_PIN_JOB_COUNTERS);
 	struct mltcp_jobhint_bpf *skel = mltcp_jobhint_bpf__open();
-	int err = skel ? bpf_map__reuse_fd(skel->maps.mltcp_job_hints, map_fd) : -errno;
+	int err = skel ? bpf_map__reuse_fd(skel->maps.mltcp_jobs, map_fd) : -errno;
 	// An older load has no counters: this program then counts for itself.
 	if (!err && counters_fd >= 0)
 		err = bpf_map__reuse_fd(skel->maps.mltcp_job_counters, counters_fd);
-	close(map_fd);
 	if (counters_fd >= 0)
 		close(counters_fd);
 	if (!err)
 		err = mltcp_jobhint_bpf__load(skel);
 	if (err) {
+		close(map_fd);
 		mltcp_jobhint_bpf__destroy(skel);
 		fail(kRuntime, "loading the job-hint program failed: %s", errstr(err).c_str());
 	}
+	try {
+		create_job_entry(map_fd, cg);
+	} catch (const Failure &) {
+		close(map_fd);
+		mltcp_jobhint_bpf__destroy(skel);
+		throw;
+	}
+	close(map_fd);
 	mkdir(MLTCP_PIN_JOBHINT_DIR, 0755);
 	std::string pin = job_hint_pin(cg);
 	unlink(pin.c_str());	// a leftover of a crashed attach
@@ -696,6 +732,7 @@ void attach_job_hints(const Cgroup &cg)
 		attach_and_pin(skel->progs.mltcp_job_hint_set, cg.path, pin, "the job-hint program");
 	} catch (const Failure &) {
 		mltcp_jobhint_bpf__destroy(skel);
+		remove_job_entry(cg);
 		throw;
 	}
 	mltcp_jobhint_bpf__destroy(skel);
@@ -787,6 +824,7 @@ int cmd_detach(const std::vector<std::string> &args)
 	if (unlink(pin.c_str()) < 0)
 		fail(kRuntime, "removing %s failed: %s", pin.c_str(), errstr(errno).c_str());
 	unpin_link(job_hint_pin(cg));
+	remove_job_entry(cg);
 	std::printf("detached MLTCP from cgroup %s\n", path.c_str());
 	return kOk;
 }
