@@ -329,8 +329,7 @@ static __always_inline void mltcp_job_update(struct mltcp_iter *it, struct mltcp
 	}
 	if (mltcp_job_member_update(&js->share, it, &d))
 		mltcp_job_add(j, &d);
-	mltcp_iter_set_job_ratio(it, mltcp_job_ratio(j->iter_bytes_sum, j->bytes_per_iter_sum,
-						     j->seq ? j->bytes : 0));
+	mltcp_iter_set_job_ratio(it, mltcp_job_ratio(j->iter_bytes_sum, j->bytes_per_iter_sum));
 }
 
 /* Apply a pending hint from the application; 1 if one was applied.  A

@@ -16,8 +16,12 @@
  * that finished counts as done until its next iteration starts) and its
  * iteration size.  A member keeps what it has added and hands the datapath
  * the difference to add (mod 2^64, so a decrease is a wrapping add; atomic
- * adds in the datapath, no lock).  A flow without iteration structure adds
- * nothing.  The datapath decides what a job is (BPF: the cgroup that
+ * adds in the datapath, no lock).  A member adds nothing while it has no
+ * iteration structure, or has acked nothing of its current iteration: a
+ * connection of the job that carries no part of this iteration (PyTorch's
+ * store connection, which a job hint also reaches) does not hold the ratio
+ * down.  Sizes are per connection, as a job hint's are, so the job's size
+ * is the sum of its active members' sizes.  The datapath decides what a job is (BPF: the cgroup that
  * `mltcpctl attach` selected, or that sends job hints) and where the sums
  * live; the paper has no jobs of several flows.
  */
@@ -57,7 +61,7 @@ MLTCP_INLINE int mltcp_job_member_update(struct mltcp_job_member *m,
 {
 	__u64 b = 0, e = 0;
 
-	if (mltcp_iter_own_ratio(it) != MLTCP_RATIO_NONE) {
+	if (it->iter_bytes && mltcp_iter_own_ratio(it) != MLTCP_RATIO_NONE) {
 		e = it->bytes_per_iter;
 		b = mltcp_min_u64(it->iter_bytes, e);
 	}
@@ -77,21 +81,14 @@ MLTCP_INLINE void mltcp_job_member_leave(struct mltcp_job_member *m,
 	mltcp_job_member_init(m);
 }
 
-/*
- * The job's ratio from its sums.  hinted_bytes, when not 0, is the job's
- * iteration size as the job itself announced it (a job hint): each member
- * then learned that whole size, and the sizes' sum would count it once per
- * member.  MLTCP_RATIO_NONE when no member has structure.
- */
-MLTCP_INLINE __u32 mltcp_job_ratio(__u64 iter_bytes_sum, __u64 bytes_per_iter_sum,
-				   __u64 hinted_bytes)
+/* The job's ratio from its sums; MLTCP_RATIO_NONE when no member is active
+ * with structure. */
+MLTCP_INLINE __u32 mltcp_job_ratio(__u64 iter_bytes_sum, __u64 bytes_per_iter_sum)
 {
-	__u64 e = hinted_bytes ? hinted_bytes : bytes_per_iter_sum;
-
-	if (bytes_per_iter_sum == 0 || e > MLTCP_JOB_SUM_MAX || bytes_per_iter_sum > MLTCP_JOB_SUM_MAX ||
+	if (bytes_per_iter_sum == 0 || bytes_per_iter_sum > MLTCP_JOB_SUM_MAX ||
 	    iter_bytes_sum > MLTCP_JOB_SUM_MAX)
 		return MLTCP_RATIO_NONE;
-	return mltcp_ratio_of(iter_bytes_sum, e);
+	return mltcp_ratio_of(iter_bytes_sum, bytes_per_iter_sum);
 }
 
 #endif /* MLTCP_JOB_H */

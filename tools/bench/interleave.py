@@ -111,6 +111,12 @@ MIXES = {
     "partial": ("partial", [("ml1", "gpt2"), ("ml2", "gpt2"), ("base", "base:gpt2")]),
 }
 DEFAULT_MIXES = list(MIXES)
+# Mixes that run on a testbed with other options, in a group of their own.
+# Striped mixes: 8-16 flows share the bottleneck, and the dumbbell's 32 KB
+# queue (22 segments) leaves them 1.4-2.8 segments each, so that every
+# algorithm times out about once an iteration (docs/evaluation.md, "Striped
+# jobs"); 128 KB gives them 5.5-11, what the other mixes' 2-8 flows have.
+MIX_TESTBED = {"striped4": ["--limit", "128kb"], "striped8": ["--limit", "128kb"]}
 BASE_OF = {"mltcp": "reno", "mltcp_cubic": "cubic"}
 CC_ORDER = ["reno", "cubic", "mltcp", "mltcp_cubic"]
 
@@ -358,10 +364,19 @@ def placements(jobs):
     return out
 
 
+def mix_groups(mixes):
+    """The mixes in groups that share a testbed: the plain dumbbell, each set
+    of MIX_TESTBED options, and rings (after the others)."""
+    groups = {}
+    for m in mixes:
+        groups.setdefault((is_ring_mix(m), tuple(MIX_TESTBED.get(m, []))), []).append(m)
+    return [groups[k] for k in sorted(groups)]
+
+
 def testbed_options(mixes):
     """mltcp-testbed up options for a group of mixes: as many sender (and
     worker) namespaces as the largest mix needs; rings get the bottleneck on
-    both directions."""
+    both directions; a group's MIX_TESTBED options."""
     senders = workers = 0
     for m in mixes:
         where = [ns for nss in placements(MIXES[m][1]).values() for ns in nss]
@@ -370,7 +385,7 @@ def testbed_options(mixes):
     opts = ["--senders", str(senders)]
     if any(is_ring_mix(m) for m in mixes):
         opts += ["--rx-workers", str(workers), "--bidir"]
-    return opts
+    return opts + MIX_TESTBED.get(mixes[0], [])
 
 
 _addrs = {}
@@ -1123,10 +1138,9 @@ def main():
             if args.job_cgroups:
                 job_cgroups = JobCgroups(args.mltcpctl)
         iso, bulk_rate = {}, {}
-        # Ring mixes need another testbed layout: they run after the others,
-        # which keep the plain dumbbell.
-        groups = [[m for m in mixes if not is_ring_mix(m)], [m for m in mixes if is_ring_mix(m)]]
-        for group in [g for g in groups if g]:
+        # Ring and striped mixes need another testbed: each group gets its
+        # own, rings last; the others keep the plain dumbbell.
+        for group in mix_groups(mixes):
             log(run([TESTBED, "up"] + testbed_options(group) + args.testbed.split())
                 .stdout.strip())
             pairs = set().union(*(mix_cc_profiles(m, ccs) for m in group))
