@@ -12,8 +12,10 @@
  *
  * All policy comes from core/mltcp.h; this file only adapts the kernel's
  * hooks to it, as the kernel module does.  Differences from the module:
- * the window guard below, and HyStart's TSO cushion uses a fixed 64 KiB GSO
- * size (bpf_cubic.c does the same).
+ * the window guard below; HyStart's TSO cushion uses a fixed 64 KiB GSO
+ * size (bpf_cubic.c does the same); and jobs: the sockets of one job's
+ * cgroup share one bytes ratio (core/mltcp_job.h, the jobs map below),
+ * where the module keeps a ratio per socket.
  *
  * Window guard (mltcp_guard_*): on the host kernel (6.18.44-fc) a small
  * fraction of struct_ops calls run no program: about 0.5% of the CA-state

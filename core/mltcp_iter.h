@@ -227,7 +227,7 @@ MLTCP_INLINE void mltcp_iter_hint(struct mltcp_iter *it, __u64 acked_total,
 	it->last_active_us = now_us;
 }
 
-/* b / e in RATIO units for b <= e, e > 0. */
+/* b / e in RATIO units, at most 1; e > 0. */
 MLTCP_INLINE __u32 mltcp_ratio_of(__u64 b, __u64 e)
 {
 	if (b >= e)

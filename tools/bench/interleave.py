@@ -50,7 +50,6 @@ import fcntl
 import json
 import math
 import os
-import shutil
 import signal
 import statistics
 import subprocess

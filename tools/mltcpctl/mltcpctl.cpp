@@ -1135,11 +1135,14 @@ const Command kCommands[] = {
 	 "PATH use the variant (default reno = 'mltcp'), even if the process asked for\n"
 	 "another.  Other sockets are left alone.  Needs 'mltcpctl load' first.\n"
 	 "Processes in PATH (and below it) may then announce iterations for all their\n"
-	 "cgroup's MLTCP sockets (libmltcp mltcp_hint_job, Python mltcp.hint_job).\n"},
+	 "cgroup's MLTCP sockets (libmltcp mltcp_hint_job, Python mltcp.hint_job).\n"
+	 "PATH becomes one job: the MLTCP sockets created in it share one bytes ratio\n"
+	 "(a job striped over several connections moves as one); a cgroup below it\n"
+	 "becomes a job of its own with its first job hint.\n"},
 	{"detach", cmd_detach,
 	 "usage: mltcpctl detach --cgroup PATH\n"
-	 "Remove MLTCP's attachment from cgroup PATH; new sockets there use their own\n"
-	 "choice again.\n"},
+	 "Remove MLTCP's attachment and job from cgroup PATH; new sockets there use\n"
+	 "their own choice again.\n"},
 	{"status", cmd_status,
 	 "usage: mltcpctl status\n"
 	 "Show what is loaded and how, the hint map's permissions, cgroup attachments,\n"
