@@ -40,8 +40,9 @@ rebuilt with that layout, so the other mixes run on the plain dumbbell.
 
 Must run as root with /usr/bin/python3 (matplotlib is Debian's).  Holds the
 host lock /run/lock/mltcp-host.lock for the whole session (MLTCP's BPF
-congestion controls are host-wide, the testbed's names fixed); the testbed, mltcpctl load/unload and every process it starts are
-undone in `finally`, also on SIGINT/SIGTERM.
+congestion controls are host-wide, the testbed's names fixed); the testbed, mltcpctl load/unload, the MLTCP jobs' cgroups and their
+attachments (JobCgroups) and every process it starts are undone in
+`finally`, also on SIGINT/SIGTERM.
 """
 import argparse
 import csv
