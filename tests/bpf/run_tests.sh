@@ -704,6 +704,22 @@ print('iter_bytes_sum %d bytes_per_iter_sum %d' % tuple(sums)); sys.exit(any(sum
 	return 1
 }
 
+# wait_flow_iterations PORT N: within 10 s, the MLTCP flow of $NS_A to
+# remote port PORT has completed N iterations (mltcpctl stats, whose
+# iterator shows the reader's namespace)
+wait_flow_iterations() {
+	local i
+	for i in $(seq 500); do
+		nsenter --net=/run/netns/"$NS_A" "$CTL" stats --json 2>/dev/null | $PY -c "
+import json, sys
+f = [f for f in json.load(sys.stdin)['flows'] if f['remote'].endswith(':$1')]
+sys.exit(not (f and f[0]['iterations'] >= $2))" && return 0
+		sleep 0.02
+	done
+	echo "no flow to port $1 with $2 iterations in 10 s"
+	return 1
+}
+
 # last_ratio FILE: the bytes ratio at the last phase end of a client's JSON
 last_ratio() { json "$1" "['phase_end'][-1]['bytes_ratio']"; }
 
@@ -715,19 +731,23 @@ test_jobs() {
 	check "load" "$CTL" load
 	check "attach ${CG_A##*/}" "$CTL" attach --cgroup "$CG_A"
 	check "  ... its job entry, no hint yet" jobs_without_hints 1
-	# Member B: iterations of 40 MB, 1.6 s each alone.  Member A and
+	# Member B: 2 iterations of 60 MB, 2.4 s each alone.  Member A and
 	# outsider C (mltcp by setsockopt, no cgroup): 3 iterations of 2 MB,
-	# started 2 s in, so that they end while B is in the middle of its
-	# second iteration.  Compute gaps of 100 ms: above idle_max_us, a
-	# boundary whatever the queue's RTT.  A's own ratio at its phase end is 1, C's is;
-	# A's job is at most (2 + 40 - what B has left) / 42.
+	# started once B has begun its second iteration (B has structure from
+	# then on), so that they end while B is in the middle of it (after
+	# about 1 s of B's 2.4 s or more).  Compute gaps of 100 ms: above
+	# idle_max_us, a boundary whatever the queue's RTT.  At A's last
+	# phase end its own ratio is 1, as C's is; its job's is
+	# (2 + what B has sent of its 60) / 62.
 	local pb pa pc
 	next_port; pb=$PORT; server "$NS_B" $pb "$WORK/jb.json"
 	next_port; pa=$PORT; server "$NS_B" $pa "$WORK/ja.json"
 	next_port; pc=$PORT; server "$NS_B" $pc "$WORK/jc.json"
-	job_client "$CG_A" $pb "$WORK/jbc.json" --iterations 3 --bytes 40000000 --gap-ms 100 &
+	job_client "$CG_A" $pb "$WORK/jbc.json" --iterations 2 --bytes 60000000 --gap-ms 100 &
 	local wb=$!
-	sleep 2
+	# Its first iteration is the connection's handshake (1 byte), so
+	# iteration 2 is B's first of 60 MB done.
+	check "  ... B begins its second iteration" wait_flow_iterations $pb 2
 	job_client "$CG_A" $pa "$WORK/jac.json" --iterations 3 --bytes 2000000 --gap-ms 100 &
 	local wa=$!
 	job_client - $pc "$WORK/jcc.json" --cc mltcp --iterations 3 --bytes 2000000 --gap-ms 100
