@@ -234,23 +234,6 @@ static __always_inline struct mltcp_job *mltcp_job_of(const struct sock *sk)
 	return bpf_map_lookup_elem(&mltcp_jobs, &cgid);
 }
 
-/* At .init: the job's hints so far are history, not this socket's start,
- * and the socket has added nothing to the job's progress yet. */
-static __always_inline void mltcp_job_join(struct sock *sk)
-{
-	struct mltcp_job *j = mltcp_job_of(sk);
-	struct mltcp_job_sock *js;
-
-	if (!j)
-		return;	/* the job's first hint, when it comes, is new */
-	js = bpf_sk_storage_get(&mltcp_job_socks, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!js)
-		return;
-	js->seen_seq = j->seq;
-	js->epoch = j->epoch;
-	mltcp_job_member_init(&js->share);
-}
-
 /* Add the socket's change to its job's sums (atomics: the members run on
  * any CPU). */
 static __always_inline void mltcp_job_add(struct mltcp_job *j, const struct mltcp_job_delta *d)
@@ -316,6 +299,16 @@ static __always_inline struct mltcp_job *mltcp_job_track_of(struct sock *sk,
 	}
 	*jsp = js;
 	return j;
+}
+
+/* At .init: the job's hints so far are history, not this socket's start,
+ * and the socket has added nothing to the job's progress yet. */
+static __always_inline void mltcp_job_join(struct sock *sk)
+{
+	struct mltcp_job_sock *js;
+
+	/* No job: the job's first hint, when it comes, is new. */
+	mltcp_job_track_of(sk, &js);
 }
 
 /* After the flow's own tracking: its share into the job's progress and the

@@ -241,29 +241,35 @@ MLTCP_INLINE __u32 mltcp_ratio_of(__u64 b, __u64 e)
 	return (__u32)MLTCP_DIV64(b << MLTCP_RATIO_SHIFT, e);
 }
 
+/* Does the flow have iteration structure: a known size, an iteration seen
+ * (or a hint), and the current one not run past 2E (a bulk transfer)? */
+MLTCP_INLINE int mltcp_iter_structured(const struct mltcp_iter *it)
+{
+	__u64 e = it->bytes_per_iter;
+
+	if (e == 0 || (it->iterations == 0 && !(it->flags & MLTCP_F_HINTED)))
+		return 0;
+	return it->iter_bytes <= mltcp_mul_sat_u64(e, MLTCP_OVERRUN_MULT);
+}
+
 /* The flow's own bytes_ratio in RATIO units, or MLTCP_RATIO_NONE without
  * structure. */
 MLTCP_INLINE __u32 mltcp_iter_own_ratio(const struct mltcp_iter *it)
 {
-	__u64 e = it->bytes_per_iter;
-	__u64 b = it->iter_bytes;
-
-	if (e == 0 || (it->iterations == 0 && !(it->flags & MLTCP_F_HINTED)))
+	if (!mltcp_iter_structured(it))
 		return MLTCP_RATIO_NONE;
-	if (b > mltcp_mul_sat_u64(e, MLTCP_OVERRUN_MULT))
-		return MLTCP_RATIO_NONE;	/* structure lost */
-	return mltcp_ratio_of(b, e);
+	return mltcp_ratio_of(it->iter_bytes, it->bytes_per_iter);
 }
 
 /* The ratio the gain uses: the job's when the datapath set one and the flow
  * has iteration structure of its own (a bulk flow of a job stays neutral). */
 MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
 {
-	__u32 own = mltcp_iter_own_ratio(it);
-
-	if (own != MLTCP_RATIO_NONE && (it->flags & MLTCP_F_JOB))
-		return it->job_ratio;
-	return own;
+	if (!mltcp_iter_structured(it))
+		return MLTCP_RATIO_NONE;
+	if (it->flags & MLTCP_F_JOB)
+		return it->job_ratio;	/* no division for the flow's own */
+	return mltcp_ratio_of(it->iter_bytes, it->bytes_per_iter);
 }
 
 /* The datapath hands over its job's ratio (MLTCP_RATIO_NONE: no job, the

@@ -61,7 +61,7 @@ MLTCP_INLINE int mltcp_job_member_update(struct mltcp_job_member *m,
 {
 	__u64 b = 0, e = 0;
 
-	if (it->iter_bytes && mltcp_iter_own_ratio(it) != MLTCP_RATIO_NONE) {
+	if (it->iter_bytes && mltcp_iter_structured(it)) {
 		e = it->bytes_per_iter;
 		b = mltcp_min_u64(it->iter_bytes, e);
 	}
