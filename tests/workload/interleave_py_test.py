@@ -91,6 +91,21 @@ def check(data):
             sys.exit("FAIL: partial target with base job x%s: %s (want %s)" % (ml_base, got, want))
     print("ok: partial target at 1.03 x the all-base ratio")
 
+    # Periods: job q (period 190 ms, phase 40 ms) must be slowed to p's 200
+    # ms by sharing the link; 10 of its 50 ms is 0.20 of the phase, no
+    # schedule without contention.  At 198 ms it is 2 of 42 ms.
+    il.MIXES["periods_test"] = ("compatible", [("a", "p"), ("b", "q"), ("c", "base:q")])
+    for q_period, want in ((190000, "NO schedule"), (198000, "a schedule without")):
+        phases = {("p", "mltcp"): (200000, 60000), ("q", "mltcp"): (q_period, 40000),
+                  ("q", "reno"): (q_period, 40000)}
+        got = il.period_lines(phases, ["periods_test", "mltcp_test"], ["mltcp"],
+                              show=lambda _: None)
+        if len(got) != 1 or want not in got[0] or not got[0].startswith(
+                "PERIODS periods_test mltcp: alone a 200.0 b %.1f c %.1f ms;" % (
+                    q_period / 1e3, q_period / 1e3)):
+            sys.exit("FAIL: period_lines with q at %d us: %s (want '%s')" % (q_period, got, want))
+    print("ok: period_lines tells a mix without a contention-free schedule")
+
 
 if __name__ == "__main__":
     main()

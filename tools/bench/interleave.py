@@ -67,6 +67,7 @@ RX_ADDR = "10.199.0.2"
 PORT = 5001
 RING_PORT = 5002            # every ring rank listens on its own address
 CLEAN_RUN = 3               # consecutive clean iterations = interleaved (workload/metrics.h)
+OVERLAP_CLEAN = 0.10        # a phase with less overlap ran alone (kOverlapClean there)
 # mltcp-metrics (workload/): the metrics of a run; --metrics or MLTCP_METRICS
 # overrides the build tree's.
 METRICS = os.environ.get("MLTCP_METRICS",
@@ -723,9 +724,10 @@ def bulk_share(rundir, bulk_job, ml_rows, iso_rate, bulk_seconds):
 # ------------------------------------------------------------ session
 
 def measure_isolated(args, pairs, outdir):
-    """Each (profile, cc) of `pairs` alone: {(profile, cc): mean us}, and the
-    bulk profile's rate {cc: bytes/s}."""
-    iso, bulk_rate = {}, {}
+    """Each (profile, cc) of `pairs` alone: {(profile, cc): mean us}, the
+    bulk profile's rate {cc: bytes/s}, and {(profile, cc): (period us,
+    communication phase us)}, medians after the warm-up (period_lines)."""
+    iso, bulk_rate, phases = {}, {}, {}
     for prof in sorted({p for p, _ in pairs}):
         for cc in sorted({c for p, c in pairs if p == prof}, key=CC_ORDER.index):
             rundir = os.path.join(outdir, "isolated", "%s-%s" % (prof.replace(":", "-"), cc))
@@ -743,11 +745,51 @@ def measure_isolated(args, pairs, outdir):
             solo = run_metrics([os.path.join(rundir, "solo.csv")], {}, args.warmup,
                                {"solo": rank_csvs(rundir, "solo")})["jobs"][0]
             iso[(prof, cc)] = solo["mean_us"]
+            rows = read_csv(os.path.join(rundir, "solo.csv"))[args.warmup:]
+            if rows:
+                phases[(prof, cc)] = (
+                    statistics.median(r["end_us"] - r["start_us"] for r in rows),
+                    statistics.median(r["comm_end_us"] - r["comm_start_us"] for r in rows))
             log("%s %-10s %-12s mean %.1f ms p99 %.1f ms%s" %
                 ("alone:" if args.demo else "isolated", prof, cc, solo["mean_us"] / 1e3,
                  solo["p99_us"] / 1e3, "" if args.demo else " rto %s recoveries %s" % (
                      fmt_count(solo["losses"]["rto"]), fmt_count(solo["losses"]["recoveries"]))))
-    return iso, bulk_rate
+    return iso, bulk_rate, phases
+
+
+def period_lines(phases, mixes, ccs, show=log):
+    """Whether a compatible mix's jobs can run without contention at all,
+    from their periods alone: jobs that keep their order on the link must
+    end up with the longest period, and a job is slowed only by sharing the
+    link, for at least the difference per iteration.  When that sharing is
+    OVERLAP_CLEAN of the job's phase or more, interleaved_at can only catch
+    a transient (docs/evaluation.md, "three_mixed")."""
+    out = []
+    for mix in mixes:
+        kind, jobs = MIXES[mix]
+        if kind != "compatible" or len({strip_base(spec) for _, spec in jobs}) < 2:
+            continue
+        for cc in ccs:
+            # job -> (period, phase) of its profile alone with its cc
+            have = {name: phases.get((strip_base(spec), job_cc(spec, cc)))
+                    for name, spec in jobs}
+            if None in have.values():
+                continue
+            longest = max(t for t, _ in have.values())
+            need = {j: (longest - t) / (c + longest - t) for j, (t, c) in have.items()}
+            worst = max(need, key=need.get)
+            periods = " ".join("%s %.1f" % (j, have[j][0] / 1e3) for j, _ in jobs)
+            out.append("PERIODS %s %s: alone %s ms; %s" % (
+                mix, cc, periods,
+                "a schedule without contention exists" if need[worst] < OVERLAP_CLEAN else
+                "NO schedule without contention: %s must share the link %.1f ms of its %.1f "
+                "ms phase per iteration (%.2f >= %.2f), so interleaved_at can only be "
+                "transient" % (worst, (longest - have[worst][0]) / 1e3,
+                               (have[worst][1] + longest - have[worst][0]) / 1e3,
+                               need[worst], OVERLAP_CLEAN)))
+    for line in out:
+        show(line)
+    return out
 
 
 def fmt_iter(v):
@@ -1137,16 +1179,17 @@ def main():
             mltcp.ensure()
             if args.job_cgroups:
                 job_cgroups = JobCgroups(args.mltcpctl)
-        iso, bulk_rate = {}, {}
+        iso, bulk_rate, phases = {}, {}, {}
         # Ring and striped mixes need another testbed: each group gets its
         # own, rings last; the others keep the plain dumbbell.
         for group in mix_groups(mixes):
             log(run([TESTBED, "up"] + testbed_options(group) + args.testbed.split())
                 .stdout.strip())
             pairs = set().union(*(mix_cc_profiles(m, ccs) for m in group))
-            group_iso, group_bulk = measure_isolated(args, pairs, args.out)
+            group_iso, group_bulk, group_phases = measure_isolated(args, pairs, args.out)
             iso.update(group_iso)
             bulk_rate.update(group_bulk)
+            phases.update(group_phases)
             run_group(args, group, ccs, iso, bulk_rate, results)
     except KeyboardInterrupt as e:
         log("bench-interleave: interrupted (%s), cleaning up" % e)
@@ -1173,14 +1216,16 @@ def main():
           (args.reps, args.iterations, args.warmup, elapsed))
     text = print_table(table, ccs, mixes, quiet)
     targets = check_targets(table, iso, quiet)
+    periods = period_lines(phases, mixes, ccs, quiet)
     cpu = cpu_summary(results, quiet)
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump({"args": vars(args), "isolated_us": {"%s/%s" % k: v for k, v in iso.items()},
+                   "isolated_phases_us": {"%s/%s" % k: v for k, v in phases.items()},
                    "bulk_isolated_Bps": bulk_rate, "runs": results,
                    "table": {"%s/%s" % k: v for k, v in table.items()},
                    "targets": targets, "cpu": cpu, "elapsed_s": elapsed}, f, indent=1)
     with open(os.path.join(args.out, "table.txt"), "w") as f:
-        f.write(text + "\n" + "\n".join(targets + cpu) + "\n")
+        f.write(text + "\n" + "\n".join(targets + periods + cpu) + "\n")
     if not args.no_plots:
         r = subprocess.run([sys.executable, os.path.join(HERE, "plots.py"), args.out])
         if r.returncode != 0:
@@ -1211,6 +1256,8 @@ def report(session):
         % (session, a["reps"], a["iterations"], a["warmup"], summary["elapsed_s"]))
     print_table(table, ccs, mixes)
     check_targets(table, iso)
+    period_lines({tuple(k.split("/")): v for k, v in
+                  summary.get("isolated_phases_us", {}).items()}, mixes, ccs)
     cpu_summary(runs)
 
 
