@@ -29,7 +29,9 @@ iteration in iterations.csv, with the iteration's and phase's durations.
 CPU: the host's busy fraction (/proc/stat) over each run, averaged over the
 CPUs and for the busiest one, and the emulators' own CPU time (rusage);
 cpu_busy_max above CPU_BUSY_LIMIT means the host, not the network, may
-have set the pace.
+have set the pace.  PERIODS: per compatible mix of different profiles, the
+jobs' periods alone and whether a schedule without contention exists at
+all (period_lines).
 
 Ring jobs ("ringK:<profile>" in MIXES) are K mltcp-emu ring processes doing
 a ring all-reduce: even ranks in sender namespaces, odd ranks in
