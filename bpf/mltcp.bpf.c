@@ -14,8 +14,9 @@
  * hooks to it, as the kernel module does.  Differences from the module:
  * the window guard below; HyStart's TSO cushion uses a fixed 64 KiB GSO
  * size (bpf_cubic.c does the same); and jobs: the sockets of one job's
- * cgroup share one bytes ratio (core/mltcp_job.h, the jobs map below),
- * where the module keeps a ratio per socket.
+ * cgroup share one bytes ratio (core/mltcp_job.h, the jobs map below) and
+ * one first-iteration seed, where the module keeps a ratio and a seed per
+ * socket.
  *
  * Window guard (mltcp_guard_*): on the host kernel (6.18.44-fc) a small
  * fraction of struct_ops calls run no program: about 0.5% of the CA-state
@@ -301,14 +302,25 @@ static __always_inline struct mltcp_job *mltcp_job_track_of(struct sock *sk,
 	return j;
 }
 
+/* Golden-ratio multiplier (Knuth): spreads an entry's epoch over the top
+ * bits the seed is taken from. */
+#define MLTCP_SEED_HASH_MUL	0x9E3779B97F4A7C15ULL
+
 /* At .init: the job's hints so far are history, not this socket's start,
- * and the socket has added nothing to the job's progress yet. */
-static __always_inline void mltcp_job_join(struct sock *sk)
+ * and the socket has added nothing to the job's progress yet.  Returns the
+ * socket's first-iteration seed (mltcp_iter_seed): one per job, from its
+ * entry's epoch, so that a job's connections agree; a socket without a job
+ * draws its own. */
+static __always_inline __u32 mltcp_job_join(struct sock *sk)
 {
 	struct mltcp_job_sock *js;
+	struct mltcp_job *j;
 
 	/* No job: the job's first hint, when it comes, is new. */
-	mltcp_job_track_of(sk, &js);
+	j = mltcp_job_track_of(sk, &js);
+	if (!j)
+		return bpf_get_prandom_u32();
+	return (__u32)((j->epoch * MLTCP_SEED_HASH_MUL) >> 32);
 }
 
 /* After the flow's own tracking: its share into the job's progress and the
@@ -456,7 +468,7 @@ void BPF_PROG(mltcp_reno_init, struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_reno_flow_init(&ca->f, tp->bytes_acked, mltcp_now_us(tp));
-	mltcp_job_join(sk);
+	mltcp_iter_seed(&ca->f.it, &mltcp_cfg, mltcp_job_join(sk));
 	ca->guard_high = 0;
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
 }
@@ -561,7 +573,7 @@ void BPF_PROG(mltcp_cubic_init, struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_cubic_flow_init(&ca->f, tp->bytes_acked, mltcp_now_us(tp), tp->snd_nxt);
-	mltcp_job_join(sk);
+	mltcp_iter_seed(&ca->f.it, &mltcp_cfg, mltcp_job_join(sk));
 	mltcp_cubic_guard(sk, ca);
 }
 

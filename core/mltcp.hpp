@@ -98,6 +98,8 @@ class Flow {
   explicit Flow(uint64_t acked_total = 0, uint32_t now_us = 0) {
     mltcp_iter_init(&it_, acked_total, now_us);
   }
+  // The first iteration's seed (mltcp_iter_seed): any uniform 32-bit value.
+  void Seed(const Params& p, uint32_t random) { mltcp_iter_seed(&it_, &p.raw(), random); }
   void OnAck(uint64_t acked_total, uint32_t now_us) {
     mltcp_iter_on_ack(&it_, acked_total, now_us);
   }

@@ -44,6 +44,15 @@
 /* A jump of the cumulative acked counter above this is taken as the counter
  * restarting (new socket state, wrap of the 32-bit snapshot), not as progress. */
 #define MLTCP_MAX_ACK_DELTA	(1U << 30)
+/* The seed acts for at most this many bytes of a first iteration, then the
+ * flow is neutral.  A flow with no idle gap after a short exchange (a bulk
+ * transfer after a request, a pipelined job without compute gaps) looks like
+ * a first iteration that never ends; bounded, it runs at a random ratio for
+ * 0.17 s at 200 Mbit/s instead of for its whole life (with 16 MiB, the
+ * Dorylus mix's job ran seeded for all of a run).  A larger job iteration
+ * keeps the head start its first 4 MiB gave it: both jobs are neutral after
+ * it. */
+#define MLTCP_SEED_BYTES_MAX	(4ULL << 20)
 /* Largest hinted iteration size (256 TiB; the ratio is exact below 2^54). */
 #define MLTCP_HINT_BYTES_MAX	(1ULL << 48)
 
@@ -54,7 +63,11 @@ enum mltcp_iter_flags {
 	MLTCP_F_OUTLIER	= 1 << 1,	/* last closed iteration was an outlier */
 	MLTCP_F_CONFIRMED = 1 << 2,	/* E agreed with a second sample (or a hint) */
 	MLTCP_F_JOB	= 1 << 3,	/* job_ratio replaces the flow's own ratio */
+	MLTCP_F_SEEDED	= 1 << 4,	/* seed_ratio stands in for the ratio (mltcp_iter_seed) */
 };
+
+/* seed_ratio is a ratio in 1/256: RATIO units >> MLTCP_SEED_SHIFT. */
+#define MLTCP_SEED_SHIFT	(MLTCP_RATIO_SHIFT - 8)
 
 struct mltcp_iter {
 	__u64 iter_bytes;	/* bytes acked since the current iteration began */
@@ -65,7 +78,7 @@ struct mltcp_iter {
 	__u32 iterations;	/* completed iterations (detected + hinted) */
 	__u32 hinted;		/* of which started by a hint */
 	__u8 flags;		/* enum mltcp_iter_flags */
-	__u8 pad;
+	__u8 seed_ratio;	/* first iteration's stand-in ratio, 1/256 */
 	__u16 job_ratio;	/* the job's bytes ratio, RATIO units (MLTCP_F_JOB) */
 };
 
@@ -88,7 +101,7 @@ MLTCP_INLINE void mltcp_iter_init(struct mltcp_iter *it, __u64 acked_total,
 	it->iterations = 0;
 	it->hinted = 0;
 	it->flags = 0;
-	it->pad = 0;
+	it->seed_ratio = 0;
 	it->job_ratio = 0;
 }
 
@@ -261,12 +274,52 @@ MLTCP_INLINE __u32 mltcp_iter_own_ratio(const struct mltcp_iter *it)
 	return mltcp_ratio_of(it->iter_bytes, it->bytes_per_iter);
 }
 
+/*
+ * The first iteration's stand-in ratio.  Jobs that start together are tied:
+ * every flow's first real iteration has no size yet, so all of them run at
+ * the neutral gain and leave each other only as far apart as chance puts
+ * them (0.3-24 ms on the host testbed), and F(r) amplifies that seed by a
+ * few times per iteration.  A flow that has seen an iteration boundary but
+ * not yet a size it can trust acts instead at a bytes ratio drawn at random
+ * for it (for a job, once for all its flows): two jobs then take unequal
+ * shares from their first byte and leave that iteration far apart.  F
+ * averaged over the draw is F averaged over an iteration, so a seeded flow
+ * is as aggressive as its base in expectation.  Not for a flow that has
+ * never had a boundary (bulk traffic stays neutral), nor once its size is
+ * confirmed or hinted, nor past MLTCP_SEED_BYTES_MAX; `random` is any
+ * uniform 32-bit value from the datapath.  With first_seed = 0 the flow
+ * stays neutral, as in the paper.  Called once, after the flow's init.
+ */
+MLTCP_INLINE void mltcp_iter_seed(struct mltcp_iter *it, const struct mltcp_params *p,
+				  __u32 random)
+{
+	it->seed_ratio = (__u8)(random >> 24);
+	if (p->first_seed)
+		it->flags |= MLTCP_F_SEEDED;
+	else
+		it->flags &= ~MLTCP_F_SEEDED;
+}
+
+/* The seed stands in for the ratio: seeded, a boundary seen, no size that
+ * holds for this iteration (none confirmed or hinted, the one sample run
+ * past), and not yet MLTCP_SEED_BYTES_MAX into it. */
+MLTCP_INLINE int mltcp_iter_seed_applies(const struct mltcp_iter *it)
+{
+	return (it->flags & MLTCP_F_SEEDED) &&
+	       !(it->flags & (MLTCP_F_HINTED | MLTCP_F_CONFIRMED)) &&
+	       it->iterations != 0 && it->iter_bytes <= MLTCP_SEED_BYTES_MAX &&
+	       !mltcp_iter_structured(it);
+}
+
 /* The ratio the gain uses: the job's when the datapath set one and the flow
- * has iteration structure of its own (a bulk flow of a job stays neutral). */
+ * has iteration structure of its own (a bulk flow of a job stays neutral);
+ * the seed's in a first iteration (mltcp_iter_seed). */
 MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
 {
 	if (!mltcp_iter_structured(it))
-		return MLTCP_RATIO_NONE;
+		return mltcp_iter_seed_applies(it) ?
+		       ((__u32)it->seed_ratio << MLTCP_SEED_SHIFT) + (1U << (MLTCP_SEED_SHIFT - 1)) :
+		       MLTCP_RATIO_NONE;
 	if (it->flags & MLTCP_F_JOB)
 		return it->job_ratio;	/* no division for the flow's own */
 	return mltcp_ratio_of(it->iter_bytes, it->bytes_per_iter);

@@ -23,7 +23,7 @@ uint32_t RestartCwnd(uint32_t cwnd, uint32_t init, uint32_t rtos)
 
 }  // namespace
 
-CongestionControl::CongestionControl(const CcConfig &c, uint64_t now_ns)
+CongestionControl::CongestionControl(const CcConfig &c, uint64_t now_ns, uint32_t seed)
 	: cfg_(c), rate_based_(CcIsRateBased(c.kind)), tracking_(CcIsMltcp(c.kind)),
 	  params_(c.mltcp)
 {
@@ -48,6 +48,7 @@ CongestionControl::CongestionControl(const CcConfig &c, uint64_t now_ns)
 		mltcp_dcqcn_flow_init(&dcqcn_, &cfg_.dcqcn, tracking_, now_ns / 1000);
 		break;
 	}
+	mltcp_iter_seed(&iter(), &params_, seed);
 }
 
 const mltcp_iter &CongestionControl::iter() const

@@ -79,7 +79,8 @@ struct CcStats {
 
 class CongestionControl {
       public:
-	CongestionControl(const CcConfig &c, uint64_t now_ns);
+	// seed: a uniform random value for the first iteration (mltcp_iter_seed).
+	CongestionControl(const CcConfig &c, uint64_t now_ns, uint32_t seed);
 
 	void OnAck(const AckSample &s);
 	// A loss detected by SACK/dupthresh, at most once per window.

@@ -89,7 +89,7 @@ Connection::Connection(Stack *stack, const EngineConfig &cfg, uint32_t local_id,
 		       uint32_t peer_addr, bool active, uint64_t now_ns)
 	: stack_(stack), cfg_(cfg), local_id_(local_id), peer_addr_(peer_addr),
 	  state_(active ? ConnState::kSynSent : ConnState::kEstablished),
-	  cc_(cfg.cc, now_ns), created_ns_(now_ns), last_rx_ns_(now_ns),
+	  cc_(cfg.cc, now_ns, (uint32_t)stack->rng_()), created_ns_(now_ns), last_rx_ns_(now_ns),
 	  rto_ns_(cfg.initial_rto_ns), ooo_(cfg.rcv_wnd_pkts)
 {
 	mltcp_dcqcn_np_init(&np_);

@@ -34,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
+#include <linux/random.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/inet_diag.h>
@@ -207,6 +208,7 @@ static void mltcp_reno_init(struct sock *sk)
 	const struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_reno_flow_init(mltcp_reno_ca(sk), tp->bytes_acked, mltcp_now_us(tp));
+	mltcp_iter_seed(&mltcp_reno_ca(sk)->it, mltcp_p(), get_random_u32());
 }
 
 /*
@@ -282,6 +284,7 @@ static void mltcp_cubic_init(struct sock *sk)
 
 	mltcp_cubic_flow_init(mltcp_cubic_ca(sk), tp->bytes_acked,
 			      mltcp_now_us(tp), tp->snd_nxt);
+	mltcp_iter_seed(&mltcp_cubic_ca(sk)->it, mltcp_p(), get_random_u32());
 }
 
 static void mltcp_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event event)

@@ -33,6 +33,7 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -460,7 +461,7 @@ int run_client(const Options &o)
 	// Two messages of burst: a pacing wake-up that comes late (timer slack,
 	// a busy CPU) is made up by the next post instead of lost.
 	QpControl ctl(mode, mltcp::Params(o.mltcp), dcqcn_params(o), o.rate_mbps * 1000000,
-		      kBurstMsgs * o.qp.msg_bytes, now_ns());
+		      kBurstMsgs * o.qp.msg_bytes, now_ns(), std::random_device{}());
 	Client cl(o, c.get(), &ctl);
 	if (mode == Control::kFixed)
 		cl.TryHardwarePacing(o.rate_mbps * 1000000);

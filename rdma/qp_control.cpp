@@ -89,7 +89,7 @@ const char *ControlName(Control c)
 }
 
 QpControl::QpControl(Control mode, const mltcp::Params &p, const mltcp::DcqcnParams &dp,
-		     uint64_t fixed_rate_bps, uint64_t burst_bytes, uint64_t now_ns)
+		     uint64_t fixed_rate_bps, uint64_t burst_bytes, uint64_t now_ns, uint32_t seed)
     : mode_(mode),
       params_(p),
       dcqcn_params_(dp),
@@ -99,6 +99,7 @@ QpControl::QpControl(Control mode, const mltcp::Params &p, const mltcp::DcqcnPar
 {
 	mltcp_dcqcn_flow_init(&flow_, &dcqcn_params_.raw(), mode == Control::kMltcpDcqcn,
 			      us_of(now_ns));
+	mltcp_iter_seed(&flow_.it, &params_.raw(), seed);
 	stats_.min_rate_bps = RateBps();
 }
 

@@ -67,8 +67,9 @@ struct QpStats {
 
 class QpControl {
  public:
+	// seed: a uniform random value for the first iteration (mltcp_iter_seed).
 	QpControl(Control mode, const mltcp::Params &p, const mltcp::DcqcnParams &dp,
-		  uint64_t fixed_rate_bps, uint64_t burst_bytes, uint64_t now_ns);
+		  uint64_t fixed_rate_bps, uint64_t burst_bytes, uint64_t now_ns, uint32_t seed);
 
 	// ns until a work request of `bytes` may be posted (software pacing).
 	uint64_t DelayNs(uint64_t bytes, uint64_t now_ns);

@@ -165,6 +165,7 @@ StartError Device::Start(uint64_t now_us, std::string *err)
 		return StartError::kState;
 	}
 	flow_ = mltcp::Flow(bytes, (uint32_t)now_us);
+	flow_.Seed(c_.params, c_.seed);
 	last_bytes_ = bytes;
 	state_ = DeviceState::kActive;
 	Log("modulating %s: %s=%" PRIu64 " %s=%" PRIu64 " (%s), progress from %s",

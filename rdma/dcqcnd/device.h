@@ -45,6 +45,7 @@ struct DeviceConfig {
 	uint32_t max_writes_per_sec = 50;
 	uint64_t counter_unit = 4;	// port_xmit_data counts 4-octet words
 	uint32_t srtt_us = 100;
+	uint32_t seed = 0;	// the first iteration's seed (mltcp_iter_seed): random in the daemon
 	bool verbose = false;
 };
 

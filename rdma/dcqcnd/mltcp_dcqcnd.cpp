@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -418,6 +419,7 @@ int main(int argc, char **argv)
 
 	uint64_t start = mono_us();
 	std::vector<std::unique_ptr<Device>> devs;
+	std::random_device seeds;	// each device's first-iteration seed
 	int rc = kExitOk;
 	// Resolve every device before touching any, so that a usage error
 	// leaves nothing behind.
@@ -433,7 +435,9 @@ int main(int argc, char **argv)
 			if (other->paths().key == d.key ||
 			    (!d.pci.empty() && other->paths().pci == d.pci))
 				fatal(kExitUsage, d.key + " is named twice (one tracker per device)");
-		devs.push_back(std::make_unique<Device>(o.dev, s, d, StateFileFor(o, s, d)));
+		DeviceConfig dc = o.dev;
+		dc.seed = seeds();
+		devs.push_back(std::make_unique<Device>(dc, s, d, StateFileFor(o, s, d)));
 	}
 	for (const auto &dp : devs) {
 		Device &dev = *dp;

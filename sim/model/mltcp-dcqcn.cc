@@ -12,6 +12,7 @@
 #include "ns3/simulator.h"
 #include "ns3/udp-socket-factory.h"
 
+#include "mltcp-tcp.h"
 #include "mltcp_options.hpp"
 
 namespace ns3 {
@@ -68,6 +69,7 @@ DcqcnFlow::DcqcnFlow(Ptr<Node> src, Ipv4Address src_addr, Ptr<Node> dst, Ipv4Add
     : cfg_(cfg), np_(mltcp::DcqcnParams(cfg.dcqcn)), mltcp_params_(cfg.mltcp) {
   // np_ validated cfg.dcqcn (mltcp::DcqcnParams throws on bad values).
   mltcp_dcqcn_flow_init(&flow_, &cfg_.dcqcn, cfg.use_mltcp, NowUs());
+  mltcp_iter_seed(&flow_.it, &mltcp_params_.raw(), MltcpFlowState::DrawSeed());
   rx_ = Socket::CreateSocket(dst, UdpSocketFactory::GetTypeId());
   rx_->Bind(InetSocketAddress(Ipv4Address::GetAny(), cfg.port));
   rx_->SetIpRecvTos(true);

@@ -5,12 +5,14 @@
 #include "mltcp-tcp.h"
 
 #include <cctype>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "mltcp_options.hpp"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -68,11 +70,22 @@ uint32_t MltcpFlowState::NowUs() {
   return static_cast<uint32_t>(Simulator::Now().GetMicroSeconds());
 }
 
+uint32_t MltcpFlowState::DrawSeed() {
+  return CreateObject<UniformRandomVariable>()->GetInteger(
+      0, std::numeric_limits<uint32_t>::max());
+}
+
+void MltcpFlowState::Seed(uint32_t random) {
+  Start();
+  flow_.Seed(params_, random);
+}
+
 void MltcpFlowState::Start() {
   if (started_)
     return;
   started_ = true;
   flow_ = mltcp::Flow(acked_total_, NowUs());
+  flow_.Seed(params_, DrawSeed());
 }
 
 void MltcpFlowState::Sync(Ptr<const TcpSocketState> tcb) {

@@ -38,6 +38,8 @@ class MltcpFlowState {
   void OnRtt(const Time& rtt);
   bool OnTxStart(Ptr<const TcpSocketState> tcb);
   void Hint(uint64_t bytes);
+  // Replaces the first-iteration seed drawn at the flow's start (DrawSeed).
+  void Seed(uint32_t random);
   uint32_t Gain() const { return flow_.Gain(params_); }  // the paper's F
   // The gain each base applies: F times its norm (mltcp_params_derive).
   uint32_t RenoGain() const { return mltcp_reno_gain(&flow_.state(), &params_.raw()); }
@@ -54,6 +56,9 @@ class MltcpFlowState {
   uint32_t tx_starts() const { return tx_starts_; }
 
   static uint32_t NowUs();
+  // A first-iteration seed (mltcp_iter_seed) from ns-3's generator, so that
+  // a run is reproducible from its seed and run number.
+  static uint32_t DrawSeed();
 
  private:
   void Start();

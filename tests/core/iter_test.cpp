@@ -204,3 +204,71 @@ TEST(Iter, ClockGoingBackwardsIsNoGap) {
   EXPECT_FALSE(mltcp_iter_on_tx_start(&d.it, &d.p, d.acked, d.now, d.srtt));
   EXPECT_EQ(d.it.iterations, 0u);
 }
+
+// The first real iteration after a hello runs at the seed's stand-in ratio
+// (mltcp_iter_seed), the next one at its own.
+TEST(Iter, SeedStandsInForTheFirstIterationsRatio) {
+  Driver d;
+  mltcp_iter_seed(&d.it, &d.p, 0xC0000000u);  // seed_ratio 192 of 256
+  const uint32_t stand_in = (192u << MLTCP_SEED_SHIFT) + (1u << (MLTCP_SEED_SHIFT - 1));
+  EXPECT_EQ(d.Ratio(), MLTCP_RATIO_NONE);  // no boundary yet: could be bulk
+  d.Phase(32);
+  ASSERT_TRUE(d.Idle(100000));
+  d.Phase(1000000);
+  EXPECT_EQ(d.Ratio(), stand_in);
+  EXPECT_EQ(d.Gain(), mltcp_gain_of_ratio(&d.p, stand_in));
+  EXPECT_EQ(mltcp_reno_gain(&d.it, &d.p), mltcp_gain_of_ratio_norm(&d.p, stand_in, d.p.norm_reno));
+  ASSERT_TRUE(d.Idle(100000));
+  d.Phase(250000);
+  EXPECT_EQ(d.Ratio(), MLTCP_RATIO_ONE / 4);  // sized now: the flow's own
+  d.Phase(750000);
+  ASSERT_TRUE(d.Idle(100000));
+  ASSERT_TRUE(d.it.flags & MLTCP_F_CONFIRMED);
+  d.Phase(2100000);
+  EXPECT_EQ(d.Ratio(), MLTCP_RATIO_NONE);  // a confirmed size overrun: neutral
+}
+
+// Without a boundary (bulk traffic), once hinted, with first_seed = 0, and
+// past MLTCP_SEED_BYTES_MAX the seed does not apply.
+TEST(Iter, SeedLeavesBulkHintedAndSwitchedOffFlowsNeutral) {
+  Driver bulk;
+  mltcp_iter_seed(&bulk.it, &bulk.p, 0xffffffffu);
+  bulk.Phase(10000000);
+  EXPECT_EQ(bulk.Ratio(), MLTCP_RATIO_NONE);
+
+  Driver hinted;
+  mltcp_iter_seed(&hinted.it, &hinted.p, 0xffffffffu);
+  hinted.Phase(32);
+  ASSERT_TRUE(hinted.Idle(100000));
+  mltcp_iter_hint(&hinted.it, hinted.acked, 0, hinted.now);  // size unknown
+  hinted.Phase(1000000);
+  EXPECT_EQ(hinted.Ratio(), MLTCP_RATIO_NONE);
+
+  Driver off;
+  off.p.first_seed = 0;
+  mltcp_iter_seed(&off.it, &off.p, 0xffffffffu);
+  off.Phase(32);
+  ASSERT_TRUE(off.Idle(100000));
+  off.Phase(1000000);
+  EXPECT_EQ(off.Ratio(), MLTCP_RATIO_NONE);
+
+  Driver long_one;
+  mltcp_iter_seed(&long_one.it, &long_one.p, 0);
+  long_one.Phase(32);
+  ASSERT_TRUE(long_one.Idle(100000));
+  long_one.Phase(1000000);
+  EXPECT_EQ(long_one.Ratio(), 1u << (MLTCP_SEED_SHIFT - 1));  // seed_ratio 0
+  long_one.Phase(MLTCP_SEED_BYTES_MAX, 1u << 20, 1);
+  EXPECT_EQ(long_one.Ratio(), MLTCP_RATIO_NONE);  // a bulk transfer after all
+}
+
+// A seed drawn uniformly leaves a seeded flow as aggressive as its base on
+// average: the mean of F over the 256 stand-in ratios is F's mean over an
+// iteration, 1 with the defaults (0.25 + 1.5 r).
+TEST(Iter, SeedsAverageToTheNeutralGain) {
+  const mltcp_params p = mltcp_test::DefaultParams();
+  uint64_t sum = 0;
+  for (uint32_t s = 0; s < 256; s++)
+    sum += mltcp_gain_of_ratio(&p, (s << MLTCP_SEED_SHIFT) + (1u << (MLTCP_SEED_SHIFT - 1)));
+  EXPECT_NEAR((double)sum / 256, (double)MLTCP_GAIN_ONE, 2.0);
+}

@@ -26,7 +26,7 @@ double NsPerPacket(CcKind kind)
 		CcConfig c;
 		c.kind = kind;
 		c.max_cwnd = 4096;
-		CongestionControl cc(c, 0);
+		CongestionControl cc(c, 0, 0);
 		uint64_t now = 1000000, acked = 0;
 		volatile uint64_t sink = 0;
 		auto t0 = std::chrono::steady_clock::now();

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 							  : CcKind::kDcqcn;
 			c.initial_cwnd = MLTCP_DP_INIT_CWND;
 			c.max_cwnd = UINT32_MAX;
-			cc = std::make_unique<CongestionControl>(c, now_ns);
+			cc = std::make_unique<CongestionControl>(c, now_ns, e.seed);
 		} else if (!cc) {
 			std::fprintf(stderr, "dpdk_dp_replay: event %u before the first INIT\n", seq);
 			return 1;

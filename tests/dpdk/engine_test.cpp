@@ -411,7 +411,7 @@ TEST(Cc, DcqcnHintAppliesIdleTimeWithEndingGain)
 {
 	CcConfig c;
 	c.kind = CcKind::kMltcpDcqcn;
-	CongestionControl cc(c, 0);
+	CongestionControl cc(c, 0, 0);
 	cc.Hint(0, 1000000, 0);	// a 1 MB iteration starts
 	cc.OnCnp(0);
 	cc.OnCnp(0);			// alpha 1: R_T 20, R_C 10 Gbit/s
@@ -560,7 +560,7 @@ TEST(Cc, RenoAndCubicReactToLoss)
 	for (CcKind kind : {CcKind::kReno, CcKind::kMltcp, CcKind::kCubic, CcKind::kMltcpCubic}) {
 		CcConfig c;
 		c.kind = kind;
-		CongestionControl cc(c, 0);
+		CongestionControl cc(c, 0, 0);
 		uint64_t acked = 0, now = 0;
 		for (int i = 0; i < 200; i++) {
 			acked += 1000;

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			qp = std::make_unique<QpControl>(e.acked_pkts ? Control::kMltcpDcqcn : Control::kDcqcn,
-							 params, dparams, 0, 1 << 20, now_ns);
+							 params, dparams, 0, 1 << 20, now_ns, e.seed);
 			completed = 0;
 		} else if (!qp) {
 			std::fprintf(stderr, "rdma_dp_replay: event %u before the first INIT\n", seq);

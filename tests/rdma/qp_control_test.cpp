@@ -88,7 +88,7 @@ TEST(Pacer, HugeTimeJumpDoesNotOverflow)
 
 TEST(QpControl, FixedRateIgnoresCnps)
 {
-	QpControl c(Control::kFixed, mltcp::Params(), SmallLink(), 50000000, kMsg, 0);
+	QpControl c(Control::kFixed, mltcp::Params(), SmallLink(), 50000000, kMsg, 0, 0);
 	c.OnCnps(5, 1000);
 	EXPECT_EQ(c.RateBps(), 50000000u);
 	EXPECT_EQ(c.stats().cnps, 5u);
@@ -97,7 +97,7 @@ TEST(QpControl, FixedRateIgnoresCnps)
 
 TEST(QpControl, CnpCutsAndTimersRecover)
 {
-	QpControl c(Control::kDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0);
+	QpControl c(Control::kDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
 	EXPECT_EQ(c.RateBps(), 100000000u);
 	c.OnCnps(1, 1 * kMs);
 	const uint64_t cut = c.RateBps();
@@ -115,7 +115,7 @@ TEST(QpControl, CnpCutsAndTimersRecover)
 
 TEST(QpControl, DcqcnGainIsNeutral)
 {
-	QpControl c(Control::kDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0);
+	QpControl c(Control::kDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
 	c.Hint(1000000, 0);
 	EXPECT_EQ(c.Gain(), mltcp::kGainOne);
 	c.OnCompletion(900000, kMs);
@@ -124,7 +124,7 @@ TEST(QpControl, DcqcnGainIsNeutral)
 
 TEST(QpControl, MltcpGainFollowsCompletedBytes)
 {
-	QpControl c(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0);
+	QpControl c(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
 	EXPECT_EQ(c.Gain(), mltcp::kGainOne);	// no structure yet: neutral
 	c.Hint(1000000, 0);
 	EXPECT_EQ(c.Gain(), 256u);	// F(0) = 0.25
@@ -142,8 +142,8 @@ TEST(QpControl, LaterPhaseRecoversFaster)
 {
 	// Two QPs cut by the same CNP; the one further into its iteration
 	// regains rate faster: the mechanism that makes jobs drift apart.
-	QpControl early(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0);
-	QpControl late(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0);
+	QpControl early(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
+	QpControl late(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
 	early.Hint(1000000, 0);
 	late.Hint(1000000, 0);
 	early.OnCompletion(100000, kMs);
@@ -162,7 +162,7 @@ TEST(QpControl, LaterPhaseRecoversFaster)
 
 TEST(QpControl, DetectsIterationsFromIdleGaps)
 {
-	QpControl c(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0);
+	QpControl c(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
 	uint64_t now = 0;
 	for (int it = 0; it < 4; it++) {
 		for (int m = 0; m < 10; m++) {
@@ -179,7 +179,7 @@ TEST(QpControl, DetectsIterationsFromIdleGaps)
 
 TEST(QpControl, PacesAtTheReactionPointRate)
 {
-	QpControl c(Control::kDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0);
+	QpControl c(Control::kDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
 	c.OnCnps(1, 0);	// 50 Mbit/s; timers then raise it slowly
 	uint64_t now = 0, sent = 0;
 	while (sent < 100 * kMsg) {

@@ -34,8 +34,8 @@ class Generator {
       DcqcnFlow(1);
       DcqcnFlow(0);
     } else {
-      WindowFlow(40);
-      WindowFlow(25);
+      WindowFlow(40, true);
+      WindowFlow(25, false);
     }
     return out_;
   }
@@ -62,12 +62,17 @@ class Generator {
     srtt_ = srtt_ == 0 ? (uint32_t)rtt : srtt_ - (srtt_ >> 3) + ((uint32_t)rtt >> 3);
   }
 
-  void WindowFlow(int iterations) {
+  // hello: the flow opens with a message of a segment or two, as the job
+  // emulator's connections do; its first real iteration then has no size it
+  // can trust and runs at the seed's ratio.
+  void WindowFlow(int iterations, bool hello) {
     now_ += 1000;
     acked_ = 0;
     inflight_ = 0;
     srtt_ = 0;
-    Emit(MLTCP_DP_INIT).bytes = algo_;
+    mltcp_dp_event& init = Emit(MLTCP_DP_INIT);
+    init.bytes = algo_;
+    init.seed = U(0, UINT32_MAX);
     const uint64_t size = U(150, 400) * (uint64_t)MLTCP_DP_SEGMENT;
     const uint32_t base_rtt = U(500, 3000);
     for (int i = 0; i < iterations; ++i) {
@@ -79,6 +84,8 @@ class Generator {
       uint64_t this_iter = size;
       if (U(0, 11) == 0)
         this_iter = size * U(2, 4);  // an outlier iteration
+      if (hello && i == 0)
+        this_iter = 1;
       for (uint64_t sent = 0; sent < this_iter;) {
         const uint32_t segs = U(1, 4);
         sent += segs * MLTCP_DP_SEGMENT;
@@ -114,6 +121,7 @@ class Generator {
     mltcp_dp_event& init = Emit(MLTCP_DP_INIT);
     init.bytes = MLTCP_DP_DCQCN;
     init.acked_pkts = mltcp;
+    init.seed = U(0, UINT32_MAX);
     const uint64_t size = U(200, 600) * 4096ULL;
     uint64_t sent_total = 0;
     for (int i = 0; i < 30; ++i) {
@@ -121,7 +129,9 @@ class Generator {
       if (hints_ && i > 1 && i % 4)
         Emit(MLTCP_DP_HINT).bytes = size;
       bool first = true;
-      for (uint64_t sent = 0; sent < size;) {
+      // A hello first (see WindowFlow): the next iteration runs at the seed.
+      const uint64_t this_iter = i == 0 ? 4096 : size;
+      for (uint64_t sent = 0; sent < this_iter;) {
         const uint32_t n = U(1, 16) * 4096;
         sent += n;
         sent_total += n;
@@ -226,6 +236,7 @@ class Reference {
       mltcp_cubic_flow_init(&cubic_, e.acked_total, e.now_us, SndNxt(e));
     else
       mltcp_dcqcn_flow_init(&dcqcn_, &dp_, e.acked_pkts, e.now_us);
+    mltcp_iter_seed(&Iter(), &p_, e.seed);
   }
 
   void Ack(const mltcp_dp_event& e) {

@@ -15,7 +15,8 @@
  * What the harnesses play, the TCP stack's part, the same everywhere:
  *   INIT      a new flow (cwnd 10, ssthresh infinite), the algorithm in
  *             `bytes` (enum mltcp_dp_algo); for DCQCN `acked_pkts` = 1
- *             turns MLTCP on
+ *             turns MLTCP on; `seed` replaces the random value the
+ *             datapath would seed the flow's first iteration with
  *   ACK       bytes_acked = acked_total, snd_una = (u32)acked_total,
  *             snd_nxt = snd_una + inflight_bytes; the tracker sees the ack,
  *             CUBIC the RTT sample, then congestion avoidance runs for
@@ -65,7 +66,7 @@ struct mltcp_dp_event {
 	__u32 srtt_us;		/* smoothed RTT the transport has now */
 	__u32 inflight_bytes;	/* snd_nxt - snd_una */
 	__u32 cwnd_limited;	/* ACK: growth allowed; SENT: queue was empty */
-	__u32 pad;
+	__u32 seed;		/* INIT: the first iteration's seed (mltcp_iter_seed) */
 };
 
 struct mltcp_dp_decision {

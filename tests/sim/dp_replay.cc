@@ -59,6 +59,7 @@ struct Replay {
       tcb->m_ssThresh = UINT32_MAX;
       Seq(e);
       cc->Init(tcb);
+      State().Seed(e.seed);  // in place of the model's own draw
     } else if (!cc) {
       return Fail(seq, "an event before the first INIT");
     }

@@ -73,6 +73,8 @@ class Generator {
     ev.srtt_us = srtt_us_;
     ev.cwnd = Uniform(2, 4000);
     ev.cubic_cnt = Uniform(0, 3) == 0 ? Uniform(0, 2) : Uniform(2, 100000);
+    if (kind == MLTCP_REPLAY_INIT)
+      ev.seed = Uniform(0, UINT32_MAX);
     out_.push_back(ev);
   }
 
@@ -97,6 +99,7 @@ class Generator {
       uint64_t this_iter = size;
       if (Uniform(0, 9) == 0) this_iter = size * Uniform(3, 5);  // outlier
       if (Uniform(0, 9) == 0) this_iter = size / Uniform(3, 5);
+      if (f % 2 == 0 && i == 0) this_iter = 32;  // a hello: the next iteration is seeded
       uint64_t sent = 0;
       while (sent < this_iter) {
         const uint64_t seg = std::min<uint64_t>(this_iter - sent, Uniform(1, 64) * 1448);

@@ -17,7 +17,7 @@ enum mltcp_replay_kind {
 	MLTCP_REPLAY_TX_START	= 1,	/* mltcp_iter_on_tx_start */
 	MLTCP_REPLAY_HINT	= 2,	/* mltcp_iter_hint(bytes) */
 	MLTCP_REPLAY_ENABLE	= 3,	/* params.enabled = bytes */
-	MLTCP_REPLAY_INIT	= 4,	/* mltcp_iter_init: a new flow */
+	MLTCP_REPLAY_INIT	= 4,	/* mltcp_iter_init + mltcp_iter_seed: a new flow */
 };
 
 struct mltcp_replay_event {
@@ -28,7 +28,7 @@ struct mltcp_replay_event {
 	__u32 srtt_us;		/* TX_START: smoothed RTT */
 	__u32 cwnd;		/* window the decision is evaluated for */
 	__u32 cubic_cnt;	/* raw CUBIC ca->cnt to scale */
-	__u32 pad;
+	__u32 seed;		/* INIT: mltcp_iter_seed's random value */
 };
 
 struct mltcp_replay_decision {
@@ -87,6 +87,7 @@ static inline void mltcp_replay_step(struct mltcp_replay_flow *fl,
 		break;
 	default:
 		mltcp_iter_init(it, ev->acked_total, ev->now_us);
+		mltcp_iter_seed(it, p, ev->seed);
 		mltcp_reno_cache_init(&fl->cache);
 		break;
 	}

@@ -191,6 +191,7 @@ static void dp_set_state(struct sock *sk, const struct mltcp_dp_event *ev)
 
 static int dp_step(const struct mltcp_dp_event *ev)
 {
+	struct mltcp_params seed_params;
 	struct mltcp_dp_decision *d;
 	struct tcp_mltcp_info info;
 	union tcp_cc_info raw;
@@ -223,6 +224,13 @@ static int dp_step(const struct mltcp_dp_event *ev)
 		tp->snd_cwnd_cnt = 0;
 		tp->snd_cwnd_clamp = ~0U;
 		dp_ops->init(sk);
+		/* The module seeds the first iteration with get_random_u32();
+		 * the sequence's seed replaces it, as in every harness.  Both
+		 * variants' state begins with the tracker. */
+		BUILD_BUG_ON(offsetof(struct mltcp_reno_flow, it) != 0);
+		BUILD_BUG_ON(offsetof(struct mltcp_cubic_flow, it) != 0);
+		mltcp_params_default(&seed_params);
+		mltcp_iter_seed(inet_csk_ca(sk), &seed_params, ev->seed);
 		break;
 	case MLTCP_DP_ACK:
 		if (dp_ops->in_ack_event)
