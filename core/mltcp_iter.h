@@ -300,15 +300,17 @@ MLTCP_INLINE void mltcp_iter_seed(struct mltcp_iter *it, const struct mltcp_para
 		it->flags &= ~MLTCP_F_SEEDED;
 }
 
-/* The seed stands in for the ratio: seeded, a boundary seen, no size that
- * holds for this iteration (none confirmed or hinted, the one sample run
- * past), and not yet MLTCP_SEED_BYTES_MAX into it. */
-MLTCP_INLINE int mltcp_iter_seed_applies(const struct mltcp_iter *it)
+/* The ratio of a flow without structure: the seed's stand-in when the flow
+ * is seeded, has seen a boundary, has no size it can trust (none confirmed
+ * or hinted) and is not yet MLTCP_SEED_BYTES_MAX into the iteration; else
+ * MLTCP_RATIO_NONE.  Only for flows mltcp_iter_structured() rejected. */
+MLTCP_INLINE __u32 mltcp_iter_unstructured_ratio(const struct mltcp_iter *it)
 {
-	return (it->flags & MLTCP_F_SEEDED) &&
-	       !(it->flags & (MLTCP_F_HINTED | MLTCP_F_CONFIRMED)) &&
-	       it->iterations != 0 && it->iter_bytes <= MLTCP_SEED_BYTES_MAX &&
-	       !mltcp_iter_structured(it);
+	if (!(it->flags & MLTCP_F_SEEDED) ||
+	    (it->flags & (MLTCP_F_HINTED | MLTCP_F_CONFIRMED)) ||
+	    it->iterations == 0 || it->iter_bytes > MLTCP_SEED_BYTES_MAX)
+		return MLTCP_RATIO_NONE;
+	return ((__u32)it->seed_ratio << MLTCP_SEED_SHIFT) + (1U << (MLTCP_SEED_SHIFT - 1));
 }
 
 /* The ratio the gain uses: the job's when the datapath set one and the flow
@@ -317,9 +319,7 @@ MLTCP_INLINE int mltcp_iter_seed_applies(const struct mltcp_iter *it)
 MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
 {
 	if (!mltcp_iter_structured(it))
-		return mltcp_iter_seed_applies(it) ?
-		       ((__u32)it->seed_ratio << MLTCP_SEED_SHIFT) + (1U << (MLTCP_SEED_SHIFT - 1)) :
-		       MLTCP_RATIO_NONE;
+		return mltcp_iter_unstructured_ratio(it);
 	if (it->flags & MLTCP_F_JOB)
 		return it->job_ratio;	/* no division for the flow's own */
 	return mltcp_ratio_of(it->iter_bytes, it->bytes_per_iter);
