@@ -62,7 +62,11 @@ def timeline(run, out_base):
                  label=j)
     ax2.set_ylabel("received Mbit/s")
     ax2.set_xlabel("time (s), 50 ms moving average")
-    ax2.legend(loc="upper right", fontsize=8)
+    if ax2.get_lines():
+        ax2.legend(loc="upper right", fontsize=8)
+    else:   # e.g. the PyTorch benchmark, whose receivers keep no byte bins
+        ax2.text(0.5, 0.5, "no receive-side throughput samples in this run",
+                 transform=ax2.transAxes, ha="center", va="center", color="gray")
     ax2.set_xlim(ax1.get_xlim())
     ax3.axhline(1.0, color="black", lw=0.8, ls="--")
     ax3.set_ylabel("iteration time /\nisolated")
