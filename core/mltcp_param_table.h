@@ -53,6 +53,8 @@
 	  "1: a loss keeps beta*F of cwnd, within [beta/2, (1+beta)/2]; 0: the base's beta") \
 	X(__u32, tail_windows, "windows", 2, 0, 16,			\
 	  "no window growth while the iteration's remaining bytes fit in this many windows; 0: off") \
+	X(__u32, tail_share, "1/1024", 64, 1, 1024,			\
+	  "the tail hold covers at most this share of the iteration's bytes, so it shrinks where a phase is only a few windows") \
 	X(__u32, first_seed, "0/1", 1, 0, 1,				\
 	  "1: a flow's first iteration, before its size is known, runs at a random bytes ratio (breaks ties); 0: neutral") \
 	X(__u32, normalize, "0/1", 1, 0, 1,				\

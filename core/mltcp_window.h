@@ -101,27 +101,33 @@ MLTCP_INLINE __u32 mltcp_ssthresh(__u32 cwnd, __u32 beta)
 /*
  * Tail hold: no window growth (slow start or congestion avoidance) while the
  * bytes left in the current iteration fit in tail_windows windows of cwnd
- * segments of mss bytes.  Why: the iteration's last segment has no segment
- * behind it to trigger fast retransmit or RACK, and with it alone in flight
- * Linux arms the tail-loss probe at 2 srtt + TCP_RTO_MIN (200 ms,
- * tcp_schedule_loss_probe()), so losing it stalls the whole iteration for
- * 200 ms.  On the host testbed nine of the ten stalls traced were that lone
- * segment, dropped by a queue the flow was still filling by growing in its
- * last RTTs, half of the time with no other flow active (docs/design.md,
- * "The tail") - and F is largest exactly there.  Holding the window keeps
- * the flow from pushing the queue over at that moment; it costs at most the
- * growth of tail_windows RTTs per iteration.  Off without a known iteration
- * size, past the expected end (the estimate is wrong), or with MLTCP off.
+ * segments of mss bytes, and in tail_share / 1024 of the iteration.  Why: the
+ * iteration's last segment has no segment behind it to trigger fast
+ * retransmit or RACK, and with it alone in flight Linux arms the tail-loss
+ * probe at 2 srtt + TCP_RTO_MIN (200 ms, tcp_schedule_loss_probe()), so
+ * losing it stalls the whole iteration for 200 ms.  On the host testbed nine
+ * of the ten stalls traced were that lone segment, dropped by a queue the
+ * flow was still filling by growing in its last RTTs, half of the time with
+ * no other flow active (docs/design.md, "The tail") - and F is largest
+ * exactly there.  Holding the window keeps the flow from pushing the queue
+ * over at that moment; it costs at most the growth of tail_windows RTTs per
+ * iteration.  The share bounds that cost where a phase is only a few windows
+ * (a real RTT): there the last two windows are a third of the phase and the
+ * leading job's edge, and holding them slowed convergence at a 5 ms RTT.
+ * Off without a known iteration size, past the expected end (the estimate
+ * is wrong), or with MLTCP off.
  */
 MLTCP_INLINE int mltcp_tail_hold(const struct mltcp_iter *it, const struct mltcp_params *p,
 				 __u32 cwnd, __u32 mss)
 {
-	__u64 e = it->bytes_per_iter, b = it->iter_bytes;
+	__u64 e = it->bytes_per_iter, b = it->iter_bytes, windows, share;
 
 	if (!p->enabled || !p->tail_windows || e == 0 || b > e ||
 	    (it->iterations == 0 && !(it->flags & MLTCP_F_HINTED)))
 		return 0;
-	return e - b <= (__u64)cwnd * mss * p->tail_windows;
+	windows = (__u64)cwnd * mss * p->tail_windows;
+	share = mltcp_mul_sat_u64(e, p->tail_share) >> MLTCP_RATIO_SHIFT;
+	return e - b <= mltcp_min_u64(windows, share);
 }
 
 /*

@@ -1,6 +1,7 @@
 // What F does to Reno's and CUBIC's window growth.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "test_util.h"
@@ -190,6 +191,7 @@ TEST(Cubic, EpochScaleCarriesFractionsOfACoarseClock) {
 
 TEST(TailHold, HoldsOnlyInTheIterationsLastWindows) {
   Driver d;
+  d.p.tail_share = 1024;  // the windows alone
   EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));  // no size known: never
   mltcp_iter_hint(&d.it, d.acked, 100000, d.now);
   EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));  // 100000 left > 2 x 10000
@@ -209,8 +211,32 @@ TEST(TailHold, HoldsOnlyInTheIterationsLastWindows) {
   EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 0));
 }
 
+// Where two windows are a large part of the phase (a real RTT), the share
+// bounds the hold: 1/16 of 100000 bytes is 6250.
+TEST(TailHold, ShareBoundsTheHoldInShortPhases) {
+  Driver d;
+  EXPECT_EQ(d.p.tail_share, 64u);
+  mltcp_iter_hint(&d.it, d.acked, 100000, d.now);
+  d.Phase(80000, 1000);
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));  // 20000 left > 6250
+  d.Phase(13000, 1000);
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));  // 7000 left > 6250
+  d.Phase(1000, 1000);
+  EXPECT_TRUE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));   // 6000 left
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 2, 1000));   // 6000 > 2 x 2000: windows bind
+  d.p.tail_share = 16;                                   // 1562 bytes
+  EXPECT_FALSE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));
+  // A size whose product with the share overflows saturates: 2^54 + 5000
+  // times 1024 would wrap to 5000 x 1024, a share of 5000 bytes.
+  d.it.bytes_per_iter = (1ULL << 54) + 5000;
+  d.it.iter_bytes = d.it.bytes_per_iter - 10000;
+  d.p.tail_share = 1024;
+  EXPECT_TRUE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));  // 10000 left < 2 x 10000
+}
+
 // One phase of 100 acks of 1000 bytes: every growth comes while more than two
-// windows are left, and without the hold the window ends larger.
+// windows (and more than the tail share) are left, and without the hold the
+// window ends larger.
 static uint32_t TailPhase(bool cubic, uint32_t tail_windows) {
   mltcp_params p = mltcp_test::DefaultParams();
   p.tail_windows = tail_windows;
@@ -234,7 +260,9 @@ static uint32_t TailPhase(bool cubic, uint32_t tail_windows) {
     else
       mltcp_reno_flow_cong_avoid(&rf, &p, &w, 1, 1000);
     if (w.cwnd > before && tail_windows) {
-      EXPECT_GT(100000 - acked, (uint64_t)tail_windows * before * 1000) << cubic << " at " << acked;
+      const uint64_t held_below = std::min<uint64_t>((uint64_t)tail_windows * before * 1000,
+                                                     100000ULL * p.tail_share / 1024);
+      EXPECT_GT(100000 - acked, held_below) << cubic << " at " << acked;
     }
   }
   return w.cwnd;
