@@ -93,13 +93,6 @@ struct Options {
 	exit(code);
 }
 
-uint64_t RealtimeUs()
-{
-	timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 void Usage(FILE *f)
 {
 	fprintf(f,
@@ -663,7 +656,7 @@ int CmdEmu(const Options &o)
 	auto ep = OpenEndpoint(o);
 	Connection *c = ConnectOrDie(*ep, o);
 	auto busy_until_us = [&](uint64_t t_us) {
-		while (RealtimeUs() < t_us) {
+		while (mltcp_workload::realtime_us() < t_us) {
 			if (!ep->Poll() && o.idle_us)
 				usleep(o.idle_us);
 			if (c->closed())
@@ -672,7 +665,7 @@ int CmdEmu(const Options &o)
 	};
 	if (o.start_at_us)
 		busy_until_us(o.start_at_us);
-	const uint64_t t_start = RealtimeUs();
+	const uint64_t t_start = mltcp_workload::realtime_us();
 	const uint64_t t0 = o.t0_us ? o.t0_us : t_start;
 	std::vector<Iteration> recs;
 	uint64_t prev_end = t_start, prev_comm_start = 0, msg_idx = 0;
@@ -683,12 +676,12 @@ int CmdEmu(const Options &o)
 		r.start_us = (int64_t)prev_end;
 		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : prev_end;
 		busy_until_us(std::max(compute_from + p.compute_us, prev_end));
-		r.comm_start_us = (int64_t)RealtimeUs();
+		r.comm_start_us = (int64_t)mltcp_workload::realtime_us();
 		if (o.hints)
 			c->Hint(r.bytes, Endpoint::now_ns());
 		for (uint32_t b = 0; b < p.buckets; b++) {
 			if (b && p.bucket_gap_us)
-				busy_until_us(RealtimeUs() + p.bucket_gap_us);
+				busy_until_us(mltcp_workload::realtime_us() + p.bucket_gap_us);
 			uint64_t left = split_share(r.bytes, p.buckets, b);
 			while (left) {
 				uint64_t n = std::min<uint64_t>(left, o.msg_size);
@@ -714,7 +707,7 @@ int CmdEmu(const Options &o)
 		if (c->unacked_bytes() || c->closed())
 			Die(kExitFail, "iteration " + std::to_string(i) + " not acknowledged: " +
 					       c->error().message);
-		r.comm_end_us = r.end_us = (int64_t)RealtimeUs();
+		r.comm_end_us = r.end_us = (int64_t)mltcp_workload::realtime_us();
 		prev_end = (uint64_t)r.end_us;
 		prev_comm_start = (uint64_t)r.comm_start_us;
 		recs.push_back(r);

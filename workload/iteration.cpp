@@ -1,15 +1,23 @@
-// iteration.cpp - the per-iteration CSV: its one writer and its reader
-// (iteration.h).
+// iteration.cpp - the per-iteration CSV: its one writer and its reader, and
+// the clock its host tools stamp it with (iteration.h).
 #include "iteration.h"
 
 #include <cerrno>
 #include <cinttypes>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
 namespace mltcp_workload {
+
+uint64_t realtime_us()
+{
+	timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
 
 const char kIterationCsvHeaderV1[] = "job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us";
 const char kIterationCsvHeader[] =

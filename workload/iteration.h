@@ -21,6 +21,11 @@
 
 namespace mltcp_workload {
 
+// The host tools' clock for these records: CLOCK_REALTIME in microseconds,
+// so that jobs started as separate processes share one time origin
+// (--start-at-us, --t0-us).
+uint64_t realtime_us();
+
 // A counter a tool could not read (an older kernel without the field, or a
 // datapath that does not count it).
 constexpr int64_t kCounterUnknown = -1;

@@ -1,4 +1,4 @@
-// emu_util.cpp - mltcp-emu's fatal exit, clock and integer option parser.
+// emu_util.cpp - mltcp-emu's fatal exit, sleep and integer option parser.
 #include "emu_util.h"
 
 #include <cerrno>
@@ -13,13 +13,6 @@ void fatal(int code, const std::string &msg)
 {
 	fprintf(stderr, "mltcp-emu: %s\n", msg.c_str());
 	exit(code);
-}
-
-uint64_t now_us()
-{
-	timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 void sleep_until_us(uint64_t t)

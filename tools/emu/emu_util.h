@@ -1,19 +1,18 @@
 // emu_util.h - what every part of mltcp-emu shares: its exit codes, I/O
-// sizes and timeouts, the fatal-error exit, the clock and the option parser
-// for unsigned integers.
+// sizes and timeouts, the fatal-error exit, a sleep on the records' clock
+// and the option parser for unsigned integers.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-// The workload library (workload/: profiles, the per-iteration record and
-// its CSV, statistics) is used unqualified throughout the emulator.
-namespace mltcp_workload {
-}
+#include "iteration.h"	// realtime_us(): the clock of the per-iteration records
 
 namespace mltcp_emu {
 
+// The workload library (workload/: profiles, the per-iteration record and
+// its CSV and clock, statistics) is used unqualified throughout the emulator.
 using namespace mltcp_workload;
 
 // Exit codes (documented in --help): scripts and tests tell failures apart.
@@ -30,8 +29,7 @@ constexpr uint64_t kDefaultBinUs = 10000;
 // Prints "mltcp-emu: msg" to stderr and exits with `code`.
 [[noreturn]] void fatal(int code, const std::string &msg);
 
-// CLOCK_REALTIME in microseconds (the time base of --start-at-us and --t0-us).
-uint64_t now_us();
+// Sleeps until realtime_us() (workload/iteration.h) reaches t.
 void sleep_until_us(uint64_t t);
 
 // The first line of a small file ("" when it cannot be read).

@@ -36,9 +36,9 @@ std::vector<IterRecord> run_schedule(const Profile &p, uint64_t iterations, uint
 		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : prev_end;
 		sleep_until_us(compute_from + p.compute_us);
 		const LossCounters before = read_loss_totals();
-		r.comm_start_us = (int64_t)now_us();
+		r.comm_start_us = (int64_t)realtime_us();
 		communicate(i, r.bytes);
-		r.comm_end_us = r.end_us = (int64_t)now_us();
+		r.comm_end_us = r.end_us = (int64_t)realtime_us();
 		r.loss = loss_delta(before, read_loss_totals());
 		prev_end = (uint64_t)r.end_us;
 		prev_comm_start = (uint64_t)r.comm_start_us;

@@ -82,7 +82,7 @@ out:
 
 int cmd_recv(const RecvOptions &o)
 {
-	rx_log_start(o.t0_us ? o.t0_us : now_us(), o.bin_us);
+	rx_log_start(o.t0_us ? o.t0_us : realtime_us(), o.bin_us);
 	struct sigaction sa {};
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, nullptr);
@@ -108,8 +108,8 @@ int cmd_recv(const RecvOptions &o)
 		if (!f || rename((o.port_file + ".tmp").c_str(), o.port_file.c_str()))
 			fatal(kExitUsage, "cannot write --port-file " + o.port_file);
 	}
-	uint64_t deadline = o.duration_s ? now_us() + o.duration_s * 1000000 : 0;
-	while (!g_stop && (!deadline || now_us() < deadline)) {
+	uint64_t deadline = o.duration_s ? realtime_us() + o.duration_s * 1000000 : 0;
+	while (!g_stop && (!deadline || realtime_us() < deadline)) {
 		pollfd p{ls, POLLIN, 0};
 		if (poll(&p, 1, 100) <= 0)
 			continue;

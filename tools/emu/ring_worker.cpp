@@ -162,12 +162,12 @@ int connect_next(const RingLinks &l, const sockaddr_in &dst, const std::string &
 			}
 		}
 		close(fd);
-		if (!retry_connect_after(err) || now_us() >= deadline_us)
+		if (!retry_connect_after(err) || realtime_us() >= deadline_us)
 			fatal(kExitNet, l.self + ": cannot connect to the next " + l.next + " within " +
 						std::to_string(timeout_s) + " s: " + strerror(err) +
 						" (is 'mltcp-emu ring --rank " +
 						std::to_string(ring_next(l.ranks, l.rank)) + "' running there?)");
-		usleep((useconds_t)std::min<uint64_t>(50000, deadline_us - now_us()));
+		usleep((useconds_t)std::min<uint64_t>(50000, deadline_us - realtime_us()));
 	}
 }
 
@@ -246,7 +246,7 @@ void ring_connect(RingLinks &l, const std::vector<RingPeer> &peers, const RingOp
 			fatal(kExitUsage, "--bind '" + o.bind + "' is not an IPv4 address");
 		self_text = o.bind + ":" + std::to_string(ntohs(self.sin_port));
 	}
-	uint64_t deadline = now_us() + o.connect_timeout_s * 1000000;
+	uint64_t deadline = realtime_us() + o.connect_timeout_s * 1000000;
 	int ls = listen_on(l, self, self_text);
 	l.next_fd = connect_next(l, peers[ring_next(l.ranks, l.rank)].addr, cc, deadline,
 				 o.connect_timeout_s);
@@ -428,7 +428,7 @@ std::vector<IterRecord> run_ring_iterations(const Profile &p, const SendOptions 
 			bool last = i + 1 == o.iterations && b + 1 == p.buckets;
 			ring_allreduce(l, i, b, split_share(bytes, p.buckets, b), last, stall_ms);
 			if (b + 1 < p.buckets && p.bucket_gap_us)
-				sleep_until_us(now_us() + p.bucket_gap_us);
+				sleep_until_us(realtime_us() + p.bucket_gap_us);
 		}
 	});
 }
@@ -460,7 +460,7 @@ int cmd_ring(const SendOptions &o, const RingOptions &ro)
 	l.job = o.job;
 	ring_connect(l, peers, ro, o.cc);
 
-	uint64_t t_start = (o.start_at_us ? o.start_at_us : now_us()) + o.offset_us;
+	uint64_t t_start = (o.start_at_us ? o.start_at_us : realtime_us()) + o.offset_us;
 	uint64_t t0 = o.t0_us ? o.t0_us : t_start;
 	rx_log_start(t0, ro.bin_us);
 	l.log_rx = !ro.rx_log.empty();

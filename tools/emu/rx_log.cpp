@@ -42,7 +42,7 @@ void rx_log_start(uint64_t t0_us, uint64_t bin_us)
 
 void rx_log_account(const std::string &job, uint64_t n)
 {
-	uint64_t t = now_us();
+	uint64_t t = realtime_us();
 	if (t < g_t0_us)
 		return;
 	size_t bin = (size_t)((t - g_t0_us) / g_bin_us);

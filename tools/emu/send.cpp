@@ -98,7 +98,7 @@ std::vector<IterRecord> run_iterations(const Profile &p, const SendOptions &o,
 			}
 			send_parallel(out);
 			if (b + 1 < p.buckets && p.bucket_gap_us)
-				sleep_until_us(now_us() + p.bucket_gap_us);
+				sleep_until_us(realtime_us() + p.bucket_gap_us);
 		}
 		for (uint32_t c = 0; c < fds.size(); c++) {
 			uint64_t got = 0, want = iteration_share(p, bytes, c);
@@ -121,7 +121,7 @@ uint64_t run_bulk(const SendOptions &o, const std::vector<int> &fds, uint64_t t_
 		if (!write_full(fd, &h, sizeof(h)))
 			fatal(kExitNet, "send: connection lost");
 	}
-	while (now_us() < deadline) {
+	while (realtime_us() < deadline) {
 		for (int fd : fds) {
 			ssize_t r = send(fd, zeros.data(), kChunk, MSG_NOSIGNAL);
 			if (r > 0)
@@ -155,7 +155,7 @@ int cmd_send(const SendOptions &o)
 			fatal(kExitNet, "send hello: connection lost");
 		fds.push_back(fd);
 	}
-	uint64_t t_start = (o.start_at_us ? o.start_at_us : now_us()) + o.offset_us;
+	uint64_t t_start = (o.start_at_us ? o.start_at_us : realtime_us()) + o.offset_us;
 	sleep_until_us(t_start);
 	uint64_t t0 = o.t0_us ? o.t0_us : t_start;
 

@@ -46,7 +46,7 @@ bool wait_fd(int fd, short ev, int timeout_ms)
 
 int ms_until(uint64_t deadline_us)
 {
-	uint64_t t = now_us();
+	uint64_t t = realtime_us();
 	return t >= deadline_us ? 0 : (int)std::min<uint64_t>((deadline_us - t + 999) / 1000, INT_MAX);
 }
 
@@ -133,7 +133,7 @@ int tcp_socket(const std::string &cc)
 
 int connect_to(const sockaddr_in &dst, const std::string &cc)
 {
-	uint64_t deadline = now_us() + (uint64_t)kConnectTimeoutMs * 1000;
+	uint64_t deadline = realtime_us() + (uint64_t)kConnectTimeoutMs * 1000;
 	for (;;) {
 		int fd = tcp_socket(cc);
 		if (connect(fd, (const sockaddr *)&dst, sizeof(dst)) == 0) {
@@ -143,7 +143,7 @@ int connect_to(const sockaddr_in &dst, const std::string &cc)
 		int err = errno;
 		close(fd);
 		// The receiver may still be starting: retry refusals briefly.
-		if ((err != ECONNREFUSED && err != EINTR) || now_us() > deadline) {
+		if ((err != ECONNREFUSED && err != EINTR) || realtime_us() > deadline) {
 			char ip[INET_ADDRSTRLEN];
 			inet_ntop(AF_INET, &dst.sin_addr, ip, sizeof(ip));
 			fatal(kExitNet, std::string("connect to ") + ip + ":" +
