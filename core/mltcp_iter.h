@@ -229,8 +229,17 @@ MLTCP_INLINE void mltcp_iter_hint(struct mltcp_iter *it, __u64 acked_total,
 				  __u64 bytes, __u32 now_us)
 {
 	mltcp_iter_account(it, acked_total);
-	if (mltcp_iter_close(it, bytes == 0) && it->hinted < MLTCP_U32_MAX)
-		it->hinted++;
+	/* The seed (mltcp_iter_seed) acts from the first hint to the next, and
+	 * not at all for a flow whose detected size was confirmed before it:
+	 * that flow's first iteration is long past. */
+	if ((it->flags & (MLTCP_F_HINTED | MLTCP_F_CONFIRMED)) == MLTCP_F_CONFIRMED)
+		it->flags &= ~MLTCP_F_SEEDED;
+	if (mltcp_iter_close(it, bytes == 0)) {
+		if (it->flags & MLTCP_F_HINTED)
+			it->flags &= ~MLTCP_F_SEEDED;
+		if (it->hinted < MLTCP_U32_MAX)
+			it->hinted++;
+	}
 	if (bytes) {
 		it->bytes_per_iter = bytes;
 		it->flags |= MLTCP_F_CONFIRMED;
@@ -279,16 +288,20 @@ MLTCP_INLINE __u32 mltcp_iter_own_ratio(const struct mltcp_iter *it)
  * every flow's first real iteration has no size yet, so all of them run at
  * the neutral gain and leave each other only as far apart as chance puts
  * them (0.3-24 ms on the host testbed), and F(r) amplifies that seed by a
- * few times per iteration.  A flow that has seen an iteration boundary but
- * not yet a size it can trust acts instead at a bytes ratio drawn at random
- * for it (for a job, once for all its flows): two jobs then take unequal
- * shares from their first byte and leave that iteration far apart.  F
- * averaged over the draw is F averaged over an iteration, so a seeded flow
- * is as aggressive as its base in expectation.  Not for a flow that has
- * never had a boundary (bulk traffic stays neutral), nor once its size is
- * confirmed or hinted, nor past MLTCP_SEED_BYTES_MAX; `random` is any
- * uniform 32-bit value from the datapath.  With first_seed = 0 the flow
- * stays neutral, as in the paper.  Called once, after the flow's init.
+ * few times per iteration.  Hinted jobs are tied as well: each knows its
+ * size from the first byte, so identical jobs that start together have the
+ * same ratio at every moment.  So a flow acts in its first iteration at a
+ * bytes ratio drawn at random for it (for a job, once for all its flows):
+ * two jobs then take unequal shares from their first byte and leave that
+ * iteration far apart.  The first iteration is, by detection, the one after
+ * the first boundary while the size is not yet confirmed; with hints, the
+ * one from the first hint to the next (mltcp_iter_hint ends it).  F averaged
+ * over the draw is F averaged over an iteration, so a seeded flow is as
+ * aggressive as its base in expectation.  Not for a flow that has never
+ * had a boundary or a hint (bulk traffic stays neutral), nor past
+ * MLTCP_SEED_BYTES_MAX of the iteration; `random` is any uniform 32-bit
+ * value from the datapath.  With first_seed = 0 the flow keeps its own
+ * ratio, as in the paper.  Called once, after the flow's init.
  */
 MLTCP_INLINE void mltcp_iter_seed(struct mltcp_iter *it, const struct mltcp_params *p,
 				  __u32 random)
@@ -298,6 +311,12 @@ MLTCP_INLINE void mltcp_iter_seed(struct mltcp_iter *it, const struct mltcp_para
 		it->flags |= MLTCP_F_SEEDED;
 	else
 		it->flags &= ~MLTCP_F_SEEDED;
+}
+
+/* seed_ratio in RATIO units: the middle of its 1/256 step. */
+MLTCP_INLINE __u32 mltcp_iter_seed_stand_in(const struct mltcp_iter *it)
+{
+	return ((__u32)it->seed_ratio << MLTCP_SEED_SHIFT) + (1U << (MLTCP_SEED_SHIFT - 1));
 }
 
 /* The ratio of a flow without structure: the seed's stand-in when the flow
@@ -310,16 +329,20 @@ MLTCP_INLINE __u32 mltcp_iter_unstructured_ratio(const struct mltcp_iter *it)
 	    (it->flags & (MLTCP_F_HINTED | MLTCP_F_CONFIRMED)) ||
 	    it->iterations == 0 || it->iter_bytes > MLTCP_SEED_BYTES_MAX)
 		return MLTCP_RATIO_NONE;
-	return ((__u32)it->seed_ratio << MLTCP_SEED_SHIFT) + (1U << (MLTCP_SEED_SHIFT - 1));
+	return mltcp_iter_seed_stand_in(it);
 }
 
-/* The ratio the gain uses: the job's when the datapath set one and the flow
- * has iteration structure of its own (a bulk flow of a job stays neutral);
- * the seed's in a first iteration (mltcp_iter_seed). */
+/* The ratio the gain uses: the seed's in a first iteration (mltcp_iter_seed);
+ * else the job's when the datapath set one and the flow has iteration
+ * structure of its own (a bulk flow of a job stays neutral); else the
+ * flow's own. */
 MLTCP_INLINE __u32 mltcp_iter_ratio(const struct mltcp_iter *it)
 {
 	if (!mltcp_iter_structured(it))
 		return mltcp_iter_unstructured_ratio(it);
+	if ((it->flags & (MLTCP_F_SEEDED | MLTCP_F_HINTED)) ==
+	    (MLTCP_F_SEEDED | MLTCP_F_HINTED) && it->iter_bytes <= MLTCP_SEED_BYTES_MAX)
+		return mltcp_iter_seed_stand_in(it);	/* the first hinted iteration */
 	if (it->flags & MLTCP_F_JOB)
 		return it->job_ratio;	/* no division for the flow's own */
 	return mltcp_ratio_of(it->iter_bytes, it->bytes_per_iter);

@@ -228,8 +228,8 @@ TEST(Iter, SeedStandsInForTheFirstIterationsRatio) {
   EXPECT_EQ(d.Ratio(), MLTCP_RATIO_NONE);  // a confirmed size overrun: neutral
 }
 
-// Without a boundary (bulk traffic), once hinted, with first_seed = 0, and
-// past MLTCP_SEED_BYTES_MAX the seed does not apply.
+// Without a boundary (bulk traffic), hinted without a size it can trust,
+// with first_seed = 0, and past MLTCP_SEED_BYTES_MAX the seed does not apply.
 TEST(Iter, SeedLeavesBulkHintedAndSwitchedOffFlowsNeutral) {
   Driver bulk;
   mltcp_iter_seed(&bulk.it, &bulk.p, 0xffffffffu);
@@ -260,6 +260,68 @@ TEST(Iter, SeedLeavesBulkHintedAndSwitchedOffFlowsNeutral) {
   EXPECT_EQ(long_one.Ratio(), 1u << (MLTCP_SEED_SHIFT - 1));  // seed_ratio 0
   long_one.Phase(MLTCP_SEED_BYTES_MAX, 1u << 20, 1);
   EXPECT_EQ(long_one.Ratio(), MLTCP_RATIO_NONE);  // a bulk transfer after all
+}
+
+// Hinted flows know their size from the first byte, so identical hinted
+// jobs are tied too: the seed stands in from the first hint to the next,
+// ahead of a job's ratio, and for at most MLTCP_SEED_BYTES_MAX.
+TEST(Iter, SeedStandsInForTheFirstHintedIteration) {
+  Driver d;
+  mltcp_iter_seed(&d.it, &d.p, 0xC0000000u);  // seed_ratio 192 of 256
+  const uint32_t stand_in = (192u << MLTCP_SEED_SHIFT) + (1u << (MLTCP_SEED_SHIFT - 1));
+  d.Phase(32);  // a hello before the first hint
+  mltcp_iter_hint(&d.it, d.acked, 1000000, d.now);
+  EXPECT_EQ(d.it.hinted, 1u);  // the hello was closed by the first hint
+  EXPECT_EQ(d.Ratio(), stand_in);
+  d.Phase(750000);
+  EXPECT_EQ(d.Ratio(), stand_in);
+  mltcp_iter_set_job_ratio(&d.it, 100);
+  EXPECT_EQ(d.Ratio(), stand_in);  // one draw per job already: the seed first
+  d.Phase(250000);
+  mltcp_iter_hint(&d.it, d.acked, 1000000, d.now);
+  EXPECT_FALSE(d.it.flags & MLTCP_F_SEEDED);
+  EXPECT_EQ(d.Ratio(), 100u);  // the job's ratio from the second hint on
+  mltcp_iter_set_job_ratio(&d.it, MLTCP_RATIO_NONE);
+  d.Phase(250000);
+  EXPECT_EQ(d.Ratio(), MLTCP_RATIO_ONE / 4);
+
+  // An empty first hinted iteration (two hints in a row) keeps the seed.
+  Driver twice;
+  mltcp_iter_seed(&twice.it, &twice.p, 0);
+  mltcp_iter_hint(&twice.it, twice.acked, 1000000, twice.now);
+  mltcp_iter_hint(&twice.it, twice.acked, 1000000, twice.now);
+  twice.Phase(100000);
+  EXPECT_EQ(twice.Ratio(), 1u << (MLTCP_SEED_SHIFT - 1));  // seed_ratio 0
+
+  // Past MLTCP_SEED_BYTES_MAX the flow's own ratio applies.
+  Driver big;
+  mltcp_iter_seed(&big.it, &big.p, 0xffffffffu);
+  mltcp_iter_hint(&big.it, big.acked, 4 * MLTCP_SEED_BYTES_MAX, big.now);
+  big.Phase(MLTCP_SEED_BYTES_MAX, 1u << 20, 1);
+  EXPECT_EQ(big.Ratio(), (255u << MLTCP_SEED_SHIFT) + (1u << (MLTCP_SEED_SHIFT - 1)));
+  big.Phase(1);
+  EXPECT_EQ(big.Ratio(), MLTCP_RATIO_ONE / 4);
+
+  // A flow whose detected size was confirmed before its first hint is past
+  // its first iteration: no seed.
+  Driver late;
+  mltcp_iter_seed(&late.it, &late.p, 0xffffffffu);
+  for (int i = 0; i < 3; i++) {
+    late.Phase(100000);
+    ASSERT_TRUE(late.Idle(100000));
+  }
+  ASSERT_TRUE(late.it.flags & MLTCP_F_CONFIRMED);
+  mltcp_iter_hint(&late.it, late.acked, 100000, late.now);
+  late.Phase(25000);
+  EXPECT_EQ(late.Ratio(), MLTCP_RATIO_ONE / 4);
+
+  // first_seed = 0: the flow's own ratio from the first hint.
+  Driver off;
+  off.p.first_seed = 0;
+  mltcp_iter_seed(&off.it, &off.p, 0xffffffffu);
+  mltcp_iter_hint(&off.it, off.acked, 100000, off.now);
+  off.Phase(25000);
+  EXPECT_EQ(off.Ratio(), MLTCP_RATIO_ONE / 4);
 }
 
 // A seed drawn uniformly leaves a seeded flow as aggressive as its base on

@@ -411,6 +411,7 @@ TEST(Cc, DcqcnHintAppliesIdleTimeWithEndingGain)
 {
 	CcConfig c;
 	c.kind = CcKind::kMltcpDcqcn;
+	c.mltcp.first_seed = 0;	// F(1) at the first iteration's end, no seed's stand-in
 	CongestionControl cc(c, 0, 0);
 	cc.Hint(0, 1000000, 0);	// a 1 MB iteration starts
 	cc.OnCnp(0);

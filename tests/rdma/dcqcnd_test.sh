@@ -92,7 +92,9 @@ SYS0=$T/sys/class/net/mltcp0/ecn/roce_rp
 SYS1=$T/sys/class/net/mltcp1/ecn/roce_rp
 CTR0=$T/sys/class/infiniband/mltcp_mlx5_0/ports/1/counters/port_xmit_data
 CTR1=$T/sys/class/infiniband/mltcp_mlx5_1/ports/1/counters/port_xmit_data
-COMMON=(--root "$T" --state-dir "$T/state" --status-file "$T/status.json")
+# --first-seed 0: the gain follows the bytes from the first hint, without the
+# seed that stands in for that iteration's ratio (core/mltcp_iter.h).
+COMMON=(--root "$T" --state-dir "$T/state" --status-file "$T/status.json" --first-seed 0)
 
 val() { cat "$1" 2>/dev/null; }
 # wait_val FILE VALUE: the file holds VALUE within 5 s.

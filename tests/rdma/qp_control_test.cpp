@@ -122,9 +122,19 @@ TEST(QpControl, DcqcnGainIsNeutral)
 	EXPECT_EQ(c.Gain(), mltcp::kGainOne);
 }
 
+// The gain from the first hinted iteration on, without the seed that stands
+// in for that iteration's ratio (mltcp_iter_seed).
+static mltcp::Params UnseededParams()
+{
+	mltcp_params raw;
+	mltcp_params_default(&raw);
+	raw.first_seed = 0;
+	return mltcp::Params(raw);
+}
+
 TEST(QpControl, MltcpGainFollowsCompletedBytes)
 {
-	QpControl c(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
+	QpControl c(Control::kMltcpDcqcn, UnseededParams(), SmallLink(), 0, kMsg, 0, 0);
 	EXPECT_EQ(c.Gain(), mltcp::kGainOne);	// no structure yet: neutral
 	c.Hint(1000000, 0);
 	EXPECT_EQ(c.Gain(), 256u);	// F(0) = 0.25
@@ -142,8 +152,8 @@ TEST(QpControl, LaterPhaseRecoversFaster)
 {
 	// Two QPs cut by the same CNP; the one further into its iteration
 	// regains rate faster: the mechanism that makes jobs drift apart.
-	QpControl early(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
-	QpControl late(Control::kMltcpDcqcn, mltcp::Params(), SmallLink(), 0, kMsg, 0, 0);
+	QpControl early(Control::kMltcpDcqcn, UnseededParams(), SmallLink(), 0, kMsg, 0, 0);
+	QpControl late(Control::kMltcpDcqcn, UnseededParams(), SmallLink(), 0, kMsg, 0, 0);
 	early.Hint(1000000, 0);
 	late.Hint(1000000, 0);
 	early.OnCompletion(100000, kMs);

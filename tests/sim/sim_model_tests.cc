@@ -88,18 +88,20 @@ void RunScript(Ptr<TcpCongestionOps> cc, Ptr<TcpSocketState> tcb, const std::vec
 }
 
 // These tests check the models' mechanics against the paper's F as given:
-// no norm, no tail hold (the core's tests cover those, the agreement test
+// no norm, no tail hold, no seed (the core's tests cover those, the agreement test
 // holds the models to the core with every default).
 template <typename Cc>
 void UsePaperGain(Ptr<Cc> cc) {
   cc->SetAttribute("Normalize", BooleanValue(false));
   cc->SetAttribute("TailWindows", UintegerValue(0));
+  cc->SetAttribute("FirstSeed", BooleanValue(false));
 }
 
 mltcp::Params PaperParams() {
   mltcp_params raw = MLTCP_PARAMS_INIT;
   raw.normalize = 0;
   raw.tail_windows = 0;
+  raw.first_seed = 0;
   return mltcp::Params(raw);
 }
 
@@ -241,6 +243,7 @@ TEST(TcpMltcpCubic, CntScaledByCoreGain) {
 uint32_t CubicCwndAfter(bool enabled, uint64_t hint_bytes) {
   auto cc = CreateObject<TcpMltcpCubic>();
   cc->SetAttribute("Enabled", BooleanValue(enabled));
+  cc->SetAttribute("FirstSeed", BooleanValue(false));  // F from the first hint
   auto tcb = MakeTcb(20, 10);
   if (hint_bytes)
     Simulator::Schedule(MicroSeconds(500), [cc, hint_bytes] { cc->Hint(hint_bytes); });
@@ -262,6 +265,7 @@ TEST(TcpMltcpCubic, ClockScaledByGain) {
 
 TEST(TcpMltcp, HintDrivesIterations) {
   auto cc = CreateObject<TcpMltcpReno>();
+  cc->SetAttribute("FirstSeed", BooleanValue(false));  // F from the first hint
   auto tcb = MakeTcb(20, 10);
   auto script = Script(1, 100);
   uint32_t gain_mid = 0;
@@ -369,6 +373,7 @@ struct DcqcnUnderTest {
     DcqcnFlowConfig c;
     c.dcqcn = DcqcnParamsForLine(10000000000ULL);
     mltcp_params_default(&c.mltcp);
+    c.mltcp.first_seed = 0;  // F(1) at the first iteration's end, no seed's stand-in
     c.use_mltcp = use_mltcp;
     c.port = 4791;
     c.cnp_port = 4792;
