@@ -160,20 +160,18 @@ static void mltcp_own_cgroup(char *buf, size_t len)
 	fclose(f);
 }
 
-int mltcp_hint_job(uint64_t bytes)
+/* One job option (mltcp_jobhint.bpf.c) for the caller's cgroup; `what`
+ * names it in errors. */
+static int mltcp_job_option(int optname, __u64 val, const char *what)
 {
-	__u64 val = bytes;
 	char cg[256];
 	int fd, err;
 
-	mltcp_err[0] = '\0';
-	if (mltcp_check_bytes(bytes) < 0)
-		return -1;
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return mltcp_fail(errno, "cannot create the socket that carries the job hint: %s",
-				  strerror(errno));
-	if (setsockopt(fd, MLTCP_SOL_JOB, MLTCP_JOB_HINT, &val, sizeof(val)) == 0) {
+		return mltcp_fail(errno, "cannot create the socket that carries the %s: %s",
+				  what, strerror(errno));
+	if (setsockopt(fd, MLTCP_SOL_JOB, optname, &val, sizeof(val)) == 0) {
 		close(fd);
 		return 0;
 	}
@@ -182,9 +180,23 @@ int mltcp_hint_job(uint64_t bytes)
 	mltcp_own_cgroup(cg, sizeof(cg));
 	if (err == ENOPROTOOPT)
 		return mltcp_fail(err, "this process's cgroup %s has no MLTCP attachment, so it "
-				  "may not announce job iterations: ask the operator for "
-				  "'mltcpctl attach --cgroup' on it (or a parent)", cg);
+				  "may not set the %s: ask the operator for "
+				  "'mltcpctl attach --cgroup' on it (or a parent)", cg, what);
 	if (err == ENOSPC)
 		return mltcp_fail(err, "MLTCP's job table (%d cgroups) is full", MLTCP_MAX_JOBS);
-	return mltcp_fail(err, "the job hint for cgroup %s was refused: %s", cg, strerror(err));
+	return mltcp_fail(err, "the %s for cgroup %s was refused: %s", what, cg, strerror(err));
+}
+
+int mltcp_hint_job(uint64_t bytes)
+{
+	mltcp_err[0] = '\0';
+	if (mltcp_check_bytes(bytes) < 0)
+		return -1;
+	return mltcp_job_option(MLTCP_JOB_HINT, bytes, "job hint");
+}
+
+int mltcp_seed_job(uint64_t seed)
+{
+	mltcp_err[0] = '\0';
+	return mltcp_job_option(MLTCP_JOB_SEED, seed, "job seed");
 }

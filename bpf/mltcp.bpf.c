@@ -262,6 +262,15 @@ static __always_inline void mltcp_job_leave(struct sock *sk)
 	bpf_sk_storage_delete(&mltcp_job_socks, sk);
 }
 
+/* Golden-ratio multiplier (Knuth): spreads an entry's epoch, or a job's
+ * seed (small integers too), over the top bits the seed is taken from. */
+#define MLTCP_SEED_HASH_MUL	0x9E3779B97F4A7C15ULL
+
+static __always_inline __u32 mltcp_seed_hash(__u64 v)
+{
+	return (__u32)((v * MLTCP_SEED_HASH_MUL) >> 32);
+}
+
 /* A new job-level hint for the cgroup the socket was created in; 1 if one
  * was applied. */
 static __always_inline int mltcp_apply_job_hint(struct sock *sk, struct mltcp_iter *it,
@@ -274,6 +283,11 @@ static __always_inline int mltcp_apply_job_hint(struct sock *sk, struct mltcp_it
 	js->seen_seq = j->seq;
 	if (j->bytes == 0 || j->bytes > MLTCP_HINT_BYTES_MAX)
 		return 0;	/* the writer validates; never trust a map */
+	/* A socket created before its job had a seed (Gloo's, before the
+	 * training loop sets it) takes the job's at its first hint, when its
+	 * first hinted iteration, the seeded one, begins. */
+	if (j->has_seed && !(it->flags & MLTCP_F_HINTED))
+		mltcp_iter_seed(it, &mltcp_cfg, mltcp_seed_hash(j->seed));
 	mltcp_iter_hint(it, tp->bytes_acked, j->bytes, mltcp_now_us(tp));
 	return 1;
 }
@@ -302,15 +316,11 @@ static __always_inline struct mltcp_job *mltcp_job_track_of(struct sock *sk,
 	return j;
 }
 
-/* Golden-ratio multiplier (Knuth): spreads an entry's epoch over the top
- * bits the seed is taken from. */
-#define MLTCP_SEED_HASH_MUL	0x9E3779B97F4A7C15ULL
-
 /* At .init: the job's hints so far are history, not this socket's start,
  * and the socket has added nothing to the job's progress yet.  Returns the
  * socket's first-iteration seed (mltcp_iter_seed): one per job, from its
- * entry's epoch, so that a job's connections agree; a socket without a job
- * draws its own. */
+ * entry's epoch or the seed the job set (MLTCP_JOB_SEED), so that a job's
+ * connections agree; a socket without a job draws its own. */
 static __always_inline __u32 mltcp_job_join(struct sock *sk)
 {
 	struct mltcp_job_sock *js;
@@ -320,7 +330,7 @@ static __always_inline __u32 mltcp_job_join(struct sock *sk)
 	j = mltcp_job_track_of(sk, &js);
 	if (!j)
 		return bpf_get_prandom_u32();
-	return (__u32)((j->epoch * MLTCP_SEED_HASH_MUL) >> 32);
+	return mltcp_seed_hash(j->has_seed ? j->seed : j->epoch);
 }
 
 /* After the flow's own tracking: its share into the job's progress and the

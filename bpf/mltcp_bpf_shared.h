@@ -59,9 +59,17 @@ struct mltcp_hint {
  * own progress.  An entry's epoch tells a socket that the entry it added to
  * was removed (detach) and created anew: it then starts over rather than
  * subtract from sums it never added to.
+ *
+ * Job seed: setsockopt(..., MLTCP_SOL_JOB, MLTCP_JOB_SEED, &seed,
+ * sizeof(__u64)) gives the cgroup's job the value its sockets' first-
+ * iteration seed (core/mltcp_iter.h, mltcp_iter_seed) is hashed from, in
+ * place of the entry's epoch.  A job that spans hosts (a cgroup on each)
+ * passes the same value on all of them, so that its connections agree on
+ * one draw everywhere, as they do on one host.
  */
 #define MLTCP_SOL_JOB		0x4d4c	/* "ML" */
 #define MLTCP_JOB_HINT		1
+#define MLTCP_JOB_SEED		2
 #define MLTCP_MAX_JOBS		16384	/* LRU: cgroup ids are never reused */
 
 struct mltcp_job {
@@ -70,6 +78,8 @@ struct mltcp_job {
 	__u64 epoch;		/* set when the entry is created, never 0 */
 	__u64 iter_bytes_sum;	/* core/mltcp_job.h: the members' progress */
 	__u64 bytes_per_iter_sum; /*   and their iteration sizes */
+	__u64 seed;		/* MLTCP_JOB_SEED's value, if has_seed */
+	__u64 has_seed;		/* 1 once MLTCP_JOB_SEED was set */
 };
 
 /* Job-hint writes since load, over all attached cgroups (one-entry array,

@@ -14,7 +14,8 @@
  * cgroup v2 id, so a process can only ever write the entry of the cgroup it
  * runs in: permission is cgroup membership, which the operator controls.
  * Processes outside attached cgroups never reach this program and get the
- * protocol's ENOPROTOOPT.  Every other option passes through untouched.
+ * protocol's ENOPROTOOPT.  MLTCP_JOB_SEED (mltcp_bpf_shared.h) sets the
+ * same entry's seed.  Every other option passes through untouched.
  * mltcp.bpf.c applies the entry to the sockets created in that cgroup.
  */
 #include "vmlinux.h"
@@ -48,36 +49,49 @@ static __always_inline int mltcp_refuse(int err)
 	return 0;
 }
 
+/* The caller's own cgroup's entry, created if it has none yet. */
+static __always_inline struct mltcp_job *mltcp_own_job(void)
+{
+	struct mltcp_job fresh = {}, *j;
+	__u64 cgid = bpf_get_current_cgroup_id();
+
+	j = bpf_map_lookup_elem(&mltcp_jobs, &cgid);
+	if (j)
+		return j;
+	/* A cgroup below the attached one: its own job from now on. */
+	fresh.epoch = bpf_ktime_get_ns() | 1;
+	bpf_map_update_elem(&mltcp_jobs, &cgid, &fresh, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&mltcp_jobs, &cgid);
+}
+
 SEC("cgroup/setsockopt")
 int mltcp_job_hint_set(struct bpf_sockopt *ctx)
 {
-	struct mltcp_job fresh = {}, *j;
 	__u64 *val = ctx->optval;
-	__u64 cgid, bytes;
+	struct mltcp_job *j;
+	__u64 v;
 
 	if (ctx->level != MLTCP_SOL_JOB) {
 		ctx->optlen = 0;	/* the kernel uses the caller's buffer as is */
 		return 1;
 	}
-	if (ctx->optname != MLTCP_JOB_HINT)
+	if (ctx->optname != MLTCP_JOB_HINT && ctx->optname != MLTCP_JOB_SEED)
 		return mltcp_refuse(ENOPROTOOPT);
 	if (ctx->optlen != sizeof(__u64) || (void *)(val + 1) > ctx->optval_end)
 		return mltcp_refuse(EINVAL);
-	bytes = *val;
-	if (bytes == 0 || bytes > MLTCP_HINT_BYTES_MAX)
+	v = *val;
+	if (ctx->optname == MLTCP_JOB_HINT && (v == 0 || v > MLTCP_HINT_BYTES_MAX))
 		return mltcp_refuse(EINVAL);
-	cgid = bpf_get_current_cgroup_id();
-	j = bpf_map_lookup_elem(&mltcp_jobs, &cgid);
-	if (!j) {
-		/* A cgroup below the attached one: its own job from now on. */
-		fresh.epoch = bpf_ktime_get_ns() | 1;
-		bpf_map_update_elem(&mltcp_jobs, &cgid, &fresh, BPF_NOEXIST);
-		j = bpf_map_lookup_elem(&mltcp_jobs, &cgid);
-		if (!j)
-			return mltcp_refuse(ENOSPC);
+	j = mltcp_own_job();
+	if (!j)
+		return mltcp_refuse(ENOSPC);
+	if (ctx->optname == MLTCP_JOB_SEED) {
+		j->seed = v;	/* any value: it is hashed where it is used */
+		j->has_seed = 1;
+	} else {
+		j->bytes = v;
+		__sync_fetch_and_add(&j->seq, 1);
 	}
-	j->bytes = bytes;
-	__sync_fetch_and_add(&j->seq, 1);
 	mltcp_count(0);
 	ctx->optlen = -1;	/* handled: the kernel returns 0 */
 	return 1;

@@ -44,7 +44,7 @@
 #include "mltcp.h"
 #include "tcp_mltcp_info.h"
 
-#define MLTCP_MODULE_VERSION	"0.1.0"
+#define MLTCP_MODULE_VERSION	"0.1.1"
 
 /* ---------------------------------------------------------------------- */
 /* Module parameters: one struct mltcp_params shared by both variants.     */

@@ -8,6 +8,8 @@ congestion control how many bytes this iteration sends:
     mltcp.hint(sock, nbytes)        # on one socket (an object or an fd)
     mltcp.hint_job(nbytes)          # on every MLTCP socket of this process's
                                     # cgroup (e.g. the ones PyTorch owns)
+    mltcp.seed_job(value)           # once, before the first hint: the same
+                                    # value on every host of the job
 
 (mltcp_torch.py hooks the latter into PyTorch DDP.)  A size that is not an
 int in 1..max_hint_bytes() raises ValueError.  Delivery failures raise
@@ -21,8 +23,8 @@ import ctypes
 import ctypes.util
 import os
 
-__all__ = ["hint", "hint_job", "checked_size", "max_hint_bytes", "uses_mltcp", "MltcpError",
-           "library_path"]
+__all__ = ["hint", "hint_job", "seed_job", "checked_size", "max_hint_bytes", "uses_mltcp",
+           "MltcpError", "library_path"]
 
 
 class MltcpError(OSError):
@@ -60,6 +62,8 @@ def _load():
         lib.mltcp_hint_iteration.restype = ctypes.c_int
         lib.mltcp_hint_job.argtypes = [ctypes.c_uint64]
         lib.mltcp_hint_job.restype = ctypes.c_int
+        lib.mltcp_seed_job.argtypes = [ctypes.c_uint64]
+        lib.mltcp_seed_job.restype = ctypes.c_int
         lib.mltcp_hint_bytes_max.argtypes = []
         lib.mltcp_hint_bytes_max.restype = ctypes.c_uint64
         lib.mltcp_socket_uses_mltcp.argtypes = [ctypes.c_int]
@@ -110,6 +114,17 @@ def hint(sock, nbytes):
 def hint_job(nbytes):
     """An iteration starts now; each MLTCP socket of this cgroup sends nbytes of it."""
     if _lib.mltcp_hint_job(checked_size(nbytes)) != 0:
+        _raise()
+
+
+def seed_job(seed):
+    """The first-iteration seed of this cgroup's MLTCP sockets (libmltcp's
+    mltcp_seed_job): any int in 0..2**64-1, the same on every host of the job."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError("job seed must be an int, not %s %r" % (type(seed).__name__, seed))
+    if not 0 <= seed < 1 << 64:
+        raise ValueError("job seed %d is out of range: 0..2**64-1" % seed)
+    if _lib.mltcp_seed_job(seed) != 0:
         _raise()
 
 

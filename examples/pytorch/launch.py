@@ -274,10 +274,12 @@ class Session:
             codes = {n: p.poll() for n, p in procs}
             bad = [n for n, c in codes.items() if c not in (None, 0)]
             if bad:
-                n = bad[0]
-                raise LaunchError("rank %s failed (exit %d); its last lines (%s.log):\n%s"
-                                  % (n, codes[n], os.path.join(outdir, n), tail(
-                                      os.path.join(outdir, n + ".log"))))
+                # Every rank that has exited by now: when one fails, its peers'
+                # collectives fail soon after, and one poll may see them all.
+                raise LaunchError("\n".join(
+                    "rank %s failed (exit %d); its last lines (%s.log):\n%s"
+                    % (n, codes[n], os.path.join(outdir, n),
+                       tail(os.path.join(outdir, n + ".log"))) for n in bad))
             if all(c == 0 for c in codes.values()):
                 return
             if not started:

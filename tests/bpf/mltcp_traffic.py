@@ -14,7 +14,9 @@
                                         emulated training: compute gap, then N
                                         bytes (waiting until all are acked), K
                                         times; with --hint, mltcp.hint() first,
-                                        with --hint-job, mltcp.hint_job();
+                                        with --hint-job, mltcp.hint_job()
+                                        (after one mltcp.seed_job(S) with
+                                        --seed-job S);
                                         stats are sampled at each phase end.
           prints one JSON object on stdout.
 
@@ -180,9 +182,11 @@ def client_iterations(s, args, res):
     payload = os.urandom(args.bytes)
     port = s.getsockname()[1]
     phase_end = []
-    if args.hint or args.hint_job:
+    if args.hint or args.hint_job or args.seed_job is not None:
         sys.path.insert(0, args.pydir)
         import mltcp  # noqa: E402  (the binding under test)
+    if args.seed_job is not None:
+        mltcp.seed_job(args.seed_job)
     for _ in range(args.iterations):
         time.sleep(args.gap_ms / 1000.0)  # "compute"
         if args.hint:
@@ -232,6 +236,7 @@ def main():
     cl.add_argument("--gap-ms", type=float, default=20.0)
     cl.add_argument("--hint", action="store_true")
     cl.add_argument("--hint-job", action="store_true")
+    cl.add_argument("--seed-job", type=int, help="mltcp.seed_job() before the first --hint-job")
     cl.add_argument("--hint-bytes", type=int, default=0,
                     help="bulk: hint one iteration of this many bytes first")
     cl.add_argument("--hold", type=float, default=0.0, help="seconds to keep the socket open")

@@ -26,6 +26,7 @@ TAG=mltcp-t$$
 NS_A=$TAG-a NS_R=$TAG-r NS_B=$TAG-b
 CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 CG_A=$CG2/mltcp-test-$$-a CG_B=$CG2/mltcp-test-$$-b
+CG_S=$CG_A/mltcp-seed	# below CG_A: a job of its own from its first hint
 WORK=$(mktemp -d /tmp/mltcp-test-XXXXXX)
 PORT=47100
 FAILS=0
@@ -81,7 +82,7 @@ cleanup() {
 	wait 2>/dev/null
 	[[ -e /sys/fs/bpf/mltcp ]] && "$CTL" unload >/dev/null 2>&1
 	for ns in $NS_A $NS_R $NS_B; do ip netns del "$ns" 2>/dev/null; done
-	for cg in "$CG_A" "$CG_B"; do
+	for cg in "$CG_S" "$CG_A" "$CG_B"; do
 		if [[ -d $cg ]]; then
 			while read -r p; do echo "$p" > "$CG2/cgroup.procs"; done < "$cg/cgroup.procs"
 			rmdir "$cg"
@@ -658,6 +659,36 @@ test_jobhints() {
 	wait_file "$WORK/srv.json"
 	check "job hints: $((K - 1)) (+ the SYN's) hinted iterations of $N B on ${CG_A##*/}'s socket" \
 		check_phases "$WORK/iter.json" $K $N hint 1536 256 1 "$(norm_of mltcp)"
+
+	# A job's seed (MLTCP_JOB_SEED) reaches a socket created before its
+	# sub-cgroup became a job (as Gloo's are), hashed as mltcp.bpf.c does.
+	# The socket joins the job at its first send after the entry appeared,
+	# so the hint already made is history; the next one begins its first
+	# hinted iteration, which runs at the seed's stand-in, and the rest at
+	# the flow's own ratio.
+	mkdir -p "$CG_S"
+	next_port
+	server - $PORT "$WORK/srv.json" --bind 127.0.0.1
+	in_cgroup "$CG_S" $PY "$TRAFFIC" client --host 127.0.0.1 --port $PORT --iterations $K \
+		--bytes $N --gap-ms 10 --hint-job --seed-job 12345 --pydir "$PYDIR" > "$WORK/seed.json"
+	wait_file "$WORK/srv.json"
+	check "job seed 12345: the first hinted iteration at the seed's ratio, then the own" $PY -c "
+import json; ph = json.load(open('$WORK/seed.json'))['phase_end']
+h = (12345 * 0x9E3779B97F4A7C15 % 2**64) >> 32
+want = ((h >> 24) << 2) + 2   # seed_ratio's 1/256 step, middle, in 1/1024
+r = [p['bytes_ratio'] for p in ph]
+print('bytes_ratio at phase ends %s, want %d/1024 at the second' % (r, want))
+assert r[1] is not None and round(r[1] * 1024) == want, ph[1]
+assert all(x is not None and x > 0.95 for x in r[2:]), r
+assert ph[-1]['hinted'] == $K - 1, ph[-1]"
+	check "bare setsockopt of a 4-byte job seed -> EINVAL" in_cgroup "$CG_S" $PY -c "
+import errno, socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.setsockopt(0x4d4c, 2, b'1234')
+except OSError as e:
+    print(errno.errorcode.get(e.errno)); sys.exit(e.errno != errno.EINVAL)
+sys.exit('accepted')"
 
 	# Another job's hints never reach this job's sockets.
 	hint_loop "$CG_B" 700000

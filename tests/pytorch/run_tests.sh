@@ -62,8 +62,8 @@ expect 3 "ddp_train.py without PyTorch (python3 -S)" "python3-torch" $PY -S "$TR
 expect 2 "launch.py --jobs 0" "--jobs must be" $PY "$LAUNCH" --cc mltcp --jobs 0
 expect 2 "launch.py --hint with reno" "--hint needs" $PY "$LAUNCH" --cc reno --hint
 $PY - "$WORK/sizes" <<'EOF' > "$WORK/sizes.out" 2>&1
-# Bad sizes in C (libmltcp directly), Python and mltcp_torch; a refused hint
-# (this process's cgroup has no MLTCP attachment).
+# Bad sizes and seeds in C (libmltcp directly), Python and mltcp_torch; a
+# refused hint and seed (this process's cgroup has no MLTCP attachment).
 import ctypes, errno, os, sys
 import torch, torch.distributed as dist
 import mltcp, mltcp_torch
@@ -92,6 +92,10 @@ for n in (0, 2**48 + 1, 2**64 - 1):
 for n in (0, -5, 2**64, 2**48 + 1, 1.5, "7"):
     expect("Python hint_job(%r)" % (n,), lambda: mltcp.hint_job(n), ValueError)
     expect("Python hint(sock, %r)" % (n,), lambda: mltcp.hint(0, n), ValueError)
+for s in (-1, 2**64, 1.5, "7", True):
+    expect("Python seed_job(%r)" % (s,), lambda: mltcp.seed_job(s), ValueError)
+expect("Python seed_job(1) outside an attached cgroup (refused)",
+       lambda: mltcp.seed_job(1), mltcp.MltcpError, errno.ENOPROTOOPT)
 dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
 model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 4))
 for n in (0, -5, 2**64):

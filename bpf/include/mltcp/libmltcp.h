@@ -7,6 +7,8 @@
  *   mltcp_hint_iteration(fd, bytes_this_iteration);   before sending them
  *   mltcp_hint_job(bytes_per_connection);   the same for every socket of the
  *                                           caller's cgroup
+ *   mltcp_seed_job(same_value_on_every_host);   once, before the first hint:
+ *                                           one first-iteration seed per job
  *
  * Sizes are 1..MLTCP_HINT_BYTES_MAX (2^48) bytes; anything else is EINVAL.
  *
@@ -49,6 +51,18 @@ int mltcp_hint_iteration(int sockfd, uint64_t bytes);
  *   ENOSPC       MLTCP's job table is full
  */
 int mltcp_hint_job(uint64_t bytes);
+
+/*
+ * The job's first-iteration seed, for every MLTCP socket of the caller's
+ * cgroup v2: the value their seed is hashed from (any value).  A job whose
+ * ranks run on several hosts passes the same value on all of them (e.g. a
+ * hash of its rendezvous address) before its first hint, so that all its
+ * connections act at one random ratio in its first iteration instead of a
+ * draw per host.  Returns 0, or -1 with errno set:
+ *   ENOPROTOOPT  the caller's cgroup has no 'mltcpctl attach' (nor a parent)
+ *   ENOSPC       MLTCP's job table is full
+ */
+int mltcp_seed_job(uint64_t seed);
 
 /* The largest valid hint size (the core's MLTCP_HINT_BYTES_MAX). */
 uint64_t mltcp_hint_bytes_max(void);
