@@ -111,15 +111,21 @@ MLTCP_INLINE int mltcp_dcqcn_flow_on_tx_start(struct mltcp_dcqcn_flow *f,
 	return mltcp_iter_on_tx_start(&f->it, p, acked_total, (__u32)now_us, srtt_us);
 }
 
-/* The application announces "an iteration of `bytes` starts now". */
+/* The application announces "an iteration of `bytes` starts now".
+ * A hinted QP keeps its own ratio from the first hint: the first
+ * iteration's seed (mltcp_iter_seed), which helps window-based flows, slows
+ * DCQCN's convergence (docs/design.md, "The seed and DCQCN"), so a hint
+ * turns it off; a QP that detects its iterations keeps it. */
 MLTCP_INLINE void mltcp_dcqcn_flow_hint(struct mltcp_dcqcn_flow *f,
 					const struct mltcp_params *p,
 					const struct mltcp_dcqcn_params *dp,
 					__u64 acked_total, __u64 bytes, __u64 now_us)
 {
 	mltcp_dcqcn_flow_advance(f, p, dp, now_us);
-	if (f->mltcp)
-		mltcp_iter_hint(&f->it, acked_total, bytes, (__u32)now_us);
+	if (!f->mltcp)
+		return;
+	f->it.flags &= ~MLTCP_F_SEEDED;
+	mltcp_iter_hint(&f->it, acked_total, bytes, (__u32)now_us);
 }
 
 /* An idle QP released its rate limiter (NICs do): back to line rate. */

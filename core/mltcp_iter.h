@@ -301,7 +301,8 @@ MLTCP_INLINE __u32 mltcp_iter_own_ratio(const struct mltcp_iter *it)
  * had a boundary or a hint (bulk traffic stays neutral), nor past
  * MLTCP_SEED_BYTES_MAX of the iteration; `random` is any uniform 32-bit
  * value from the datapath.  With first_seed = 0 the flow keeps its own
- * ratio, as in the paper.  Called once, after the flow's init.
+ * ratio, as in the paper; a hinted DCQCN QP keeps it too
+ * (mltcp_dcqcn_flow_hint).  Called once, after the flow's init.
  */
 MLTCP_INLINE void mltcp_iter_seed(struct mltcp_iter *it, const struct mltcp_params *p,
 				  __u32 random)

@@ -56,7 +56,7 @@
 	X(__u32, tail_share, "1/1024", 64, 1, 1024,			\
 	  "the tail hold covers at most this share of the iteration's bytes, so it shrinks where a phase is only a few windows") \
 	X(__u32, first_seed, "0/1", 1, 0, 1,				\
-	  "1: a flow's first iteration (unsized, or from its first hint to the next) runs at a random bytes ratio (breaks ties); 0: no stand-in") \
+	  "1: a flow's first iteration (unsized, or from its first hint to the next; not for a hinted DCQCN QP) runs at a random bytes ratio (breaks ties); 0: no stand-in") \
 	X(__u32, normalize, "0/1", 1, 0, 1,				\
 	  "1: F times the base's norm, so that a window flow is as aggressive as its base on average; 0: F as given")
 

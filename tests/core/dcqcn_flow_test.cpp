@@ -85,3 +85,19 @@ TEST(DcqcnFlow, ManyCnpsInOnePollAreBoundedEvents) {
   EXPECT_EQ(x.f.rp.cnps, 3u + MLTCP_DCQCN_MAX_CATCHUP);
   EXPECT_EQ(mltcp_dcqcn_flow_rate_bps(&x.f), x.dp.min_rate_bps);
 }
+
+TEST(DcqcnFlow, AHintedQpKeepsItsOwnRatioFromTheFirstHint) {
+  FlowFixture hinted(1), detecting(1);
+  mltcp_iter_seed(&hinted.f.it, &hinted.p, 0xffffffffu);  // stand-in near 1
+  mltcp_iter_seed(&detecting.f.it, &detecting.p, 0xffffffffu);
+  mltcp_dcqcn_flow_hint(&hinted.f, &hinted.p, &hinted.dp, 0, 1 << 20, 10);
+  for (uint64_t sent = 0; sent < (1 << 18); sent += kMtu) {
+    mltcp_dcqcn_flow_on_sent(&hinted.f, &hinted.p, &hinted.dp, kMtu, 10);
+    hinted.acked += kMtu;
+    mltcp_dcqcn_flow_on_ack(&hinted.f, hinted.acked, 10);
+  }
+  EXPECT_FALSE(hinted.f.it.flags & MLTCP_F_SEEDED);
+  EXPECT_EQ(mltcp_iter_ratio(&hinted.f.it), MLTCP_RATIO_ONE / 4);  // not the seed
+  // A QP without hints keeps the seed for its first detected iteration.
+  EXPECT_TRUE(detecting.f.it.flags & MLTCP_F_SEEDED);
+}
