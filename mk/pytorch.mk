@@ -7,7 +7,7 @@
 #                        one tiny repetition of bench-pytorch (~60 s; root)
 #   make bench-pytorch   two identical DDP jobs (and small buckets, and with
 #                        hints) x cubic reno mltcp mltcp_cubic x PT_REPS, on the
-#                        testbed (~20 min); PT_REPS, PT_ITERATIONS, PT_MIXES,
+#                        testbed (10-20 min); PT_REPS, PT_ITERATIONS, PT_MIXES,
 #                        PT_CCS select the runs
 
 # python3-torch is in debian/control's Build-Depends (<!nocheck>).

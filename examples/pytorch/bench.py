@@ -16,7 +16,8 @@ and p99 ratio of iteration times after --warmup iterations over the isolated
 mean, and the iteration at which the schedule is interleaved.  Prints a
 RESULT line per run, per isolated job (mix=alone, with its communication
 fraction and, for mltcp ccs, the ratio to its base algorithm alone), then the
-medians, TARGET lines and timelines under <out>/plots/.  This host has no
+medians, TARGET lines and timelines under <out>/plots/.  Each isolated
+baseline is the median of --iso-reps runs.  This host has no
 GPU: --compute-ms stands in for GPU compute.
 """
 import argparse
@@ -73,33 +74,47 @@ def analyse(mix, cc, rundir, rows_by_job, iso, warmup):
 
 
 def measure_isolated(s, args, ccs, mixes):
-    iso = {}
+    """Each baseline the mixes need, --iso-reps times, round robin (every
+    other round in reverse, so that drift in the host's speed reaches every
+    cc alike); a baseline is the median of its runs' means, so that one slow
+    run (a stall in 7 measured iterations moves a mean by about 8%) does not
+    set every ratio of its cc."""
+    mix_of = {}   # baseline -> the first mix that needs it, in order
     for mix in mixes:
         for cc in ccs:
             key = config_of(mix) + (cc,)
-            if key in iso or (key[1] and cc not in launch.MLTCP_CCS):
-                continue
-            d = os.path.join(args.out, "isolated", "%s%s-%s" % (key[0], "-hint" * key[1], cc))
-            rows = s.run(cc, d, train_args(args, mix, args.iso_iterations), hint=key[1],
+            if key not in mix_of and not (key[1] and cc not in launch.MLTCP_CCS):
+                mix_of[key] = mix
+    keys = list(mix_of)
+    runs = {key: [] for key in keys}
+    for rep in range(1, args.iso_reps + 1):
+        for key in (keys if rep % 2 else keys[::-1]):
+            d = os.path.join(args.out, "isolated", "%s%s-%s-r%d" % (key[0], "-hint" * key[1],
+                                                                    key[2], rep))
+            rows = s.run(key[2], d, train_args(args, mix_of[key], args.iso_iterations), hint=key[1],
                          timeout=args.timeout, jobs=1)["job1"][args.warmup:]
             solo = interleave.run_metrics([os.path.join(d, "job1-rank0.csv")], {},
                                           args.warmup)["jobs"][0]
-            c = [r["comm_end_us"] - r["comm_start_us"] for r in rows]
-            iso[key] = {"mean_us": solo["mean_us"], "comm_us": statistics.mean(c)}
-            interleave.log("isolated %-7s %-5s %-12s mean %.1f ms, communication %.1f ms (%.0f%%)"
-                           % (key[0], "hint" if key[1] else "", cc, iso[key]["mean_us"] / 1e3,
-                              iso[key]["comm_us"] / 1e3,
-                              100 * iso[key]["comm_us"] / iso[key]["mean_us"]))
+            c = statistics.mean(r["comm_end_us"] - r["comm_start_us"] for r in rows)
+            runs[key].append({"mean_us": solo["mean_us"], "comm_us": c})
+            interleave.log("isolated %-7s %-5s %-12s run %d: mean %.1f ms, communication "
+                           "%.1f ms (%.0f%%)" % (key[0], "hint" if key[1] else "", key[2], rep,
+                                                 solo["mean_us"] / 1e3, c / 1e3,
+                                                 100 * c / solo["mean_us"]))
+    iso = {key: {"mean_us": statistics.median(r["mean_us"] for r in runs[key]),
+                 "comm_us": statistics.median(r["comm_us"] for r in runs[key]),
+                 "runs_mean_us": [r["mean_us"] for r in runs[key]]} for key in keys}
     for key, v in iso.items():
         extra = ""
         base = interleave.BASE_OF.get(key[2])
         if base and (key[0], False, base) in iso:
             extra = " vs_%s_alone=%.3f" % (base, v["mean_us"] / iso[(key[0], False, base)]["mean_us"])
         interleave.log("RESULT framework=pytorch mix=alone%s%s cc=%s mean_ms=%.1f "
-                       "comm_fraction=%.2f%s" % ("" if key[0] == "default" else "_" + key[0],
-                                                 "_hint" if key[1] else "", key[2],
-                                                 v["mean_us"] / 1e3, v["comm_us"] / v["mean_us"],
-                                                 extra))
+                       "comm_fraction=%.2f runs_ms=%s%s" % (
+                           "" if key[0] == "default" else "_" + key[0],
+                           "_hint" if key[1] else "", key[2], v["mean_us"] / 1e3,
+                           v["comm_us"] / v["mean_us"],
+                           ",".join("%.1f" % (x / 1e3) for x in v["runs_mean_us"]), extra))
     return iso
 
 
@@ -139,6 +154,8 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=18)
     ap.add_argument("--iso-iterations", type=int, default=10)
+    ap.add_argument("--iso-reps", type=int, default=3,
+                    help="runs of each job alone; its baseline is their median (default 3)")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--compute-ms", type=float, default=150.0)
     ap.add_argument("--hidden", type=int, default=700, help="MLP width (700: 2.7 MB gradients)")
@@ -155,6 +172,8 @@ def main():
             ap.error("unknown mix %r (known: %s)" % (m, " ".join(MIXES)))
     if args.reps < 1 or args.iterations <= args.warmup + interleave.CLEAN_RUN:
         ap.error("need --reps >= 1 and --iterations > --warmup + %d" % interleave.CLEAN_RUN)
+    if args.iso_reps < 1 or args.iso_iterations <= args.warmup:
+        ap.error("need --iso-reps >= 1 and --iso-iterations > --warmup")
     if os.geteuid() != 0:
         ap.error("must run as root (namespaces, cgroups, BPF)")
     missing = launch.torch_missing()

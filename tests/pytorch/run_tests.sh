@@ -155,11 +155,14 @@ check "  ... and torn down" nothing_left out
 echo "== make bench-pytorch's whole path, tiny: one repetition of two_identical, reno and mltcp"
 expect 0 "bench.py ends in its table and TARGET lines" "^TARGET +two_identical mltcp" \
 	env MLTCP_METRICS="$BUILD/cmake/workload/mltcp-metrics" $PY "$ROOT/examples/pytorch/bench.py" \
-	--out "$WORK/bench" --reps 1 --iterations 7 --iso-iterations 5 --warmup 2 \
+	--out "$WORK/bench" --reps 1 --iterations 7 --iso-iterations 5 --iso-reps 2 --warmup 2 \
 	--mixes two_identical --ccs "reno mltcp" --compute-ms 100 --hidden 200 --no-plots \
 	--mltcpctl "$MLTCPCTL"
 check "  ... a RESULT line per run with ratios and the loss counters of both ranks" \
 	grep -qE "^RESULT framework=pytorch mix=two_identical cc=mltcp mean_ratio=[0-9.]+ .* rto=[0-9]+ " \
+	"$WORK/out"
+check "  ... and each job alone twice, its baseline their median" \
+	grep -qE "^RESULT framework=pytorch mix=alone cc=mltcp mean_ms=[0-9.]+ comm_fraction=[0-9.]+ runs_ms=[0-9.]+,[0-9.]+ vs_reno_alone=" \
 	"$WORK/out"
 check "  ... and torn down" nothing_left out
 
