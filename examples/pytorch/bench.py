@@ -77,7 +77,7 @@ def measure_isolated(s, args, ccs, mixes):
     """Each baseline the mixes need, --iso-reps times, round robin (every
     other round in reverse, so that drift in the host's speed reaches every
     cc alike); a baseline is the median of its runs' means, so that one slow
-    run (a stall in 7 measured iterations moves a mean by about 8%) does not
+    run (a 200 ms stall in 7 measured iterations moves a mean by 10%) does not
     set every ratio of its cc."""
     mix_of = {}   # baseline -> the first mix that needs it, in order
     for mix in mixes:
