@@ -44,7 +44,7 @@ enum mltcp_param_const { MLTCP_PARAMS_TABLE(MLTCP_PT_CONST) };
  * complete.
  */
 #define MLTCP_DEF_NORM_RENO	1768U
-#define MLTCP_DEF_NORM_CUBIC	2403U
+#define MLTCP_DEF_NORM_CUBIC	3092U
 
 struct mltcp_params {
 	MLTCP_PARAMS_TABLE(MLTCP_PT_FIELD)

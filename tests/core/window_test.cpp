@@ -285,9 +285,20 @@ TEST(Norm, DefaultsAreTheDerivedValues) {
   mltcp_params_derive(&p);
   EXPECT_EQ(p.norm_reno, reno);
   EXPECT_EQ(p.norm_cubic, cubic);
-  // The model's numbers (docs/design.md): 1.73 and 2.35.
+  // The model's numbers (docs/design.md): 1.73 and 2.35; CUBIC's applied
+  // norm is 1 + 1.5 x its excess, 3.02.
   EXPECT_NEAR(reno / 1024.0, 1.73, 0.01);
-  EXPECT_NEAR(cubic / 1024.0, 2.35, 0.01);
+  EXPECT_NEAR(mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA) / 1024.0, 2.35, 0.01);
+  EXPECT_NEAR(cubic / 1024.0, 3.02, 0.01);
+}
+
+TEST(Norm, CubicsCorrectionScalesOnlyTheExcessOverOne) {
+  EXPECT_EQ(mltcp_norm_scale_excess(1024, MLTCP_CUBIC_NORM_EXCESS_SCALE), 1024u);
+  EXPECT_EQ(mltcp_norm_scale_excess(2048, 1536), 2560u);
+  EXPECT_EQ(mltcp_norm_scale_excess(768, 1536), 640u);  // below 1: 1 - 1.5 x 0.25
+  EXPECT_EQ(mltcp_norm_scale_excess(MLTCP_NORM_MAX, 1536), MLTCP_NORM_MAX);
+  EXPECT_EQ(mltcp_norm_scale_excess(MLTCP_NORM_MIN, 1536), MLTCP_NORM_MIN);
+  EXPECT_EQ(mltcp_norm_scale_excess(300, 4096), MLTCP_NORM_MIN);
 }
 
 TEST(Norm, IsTheSmallestNormWithMeanInverseShareAtMostOne) {
@@ -299,8 +310,11 @@ TEST(Norm, IsTheSmallestNormWithMeanInverseShareAtMostOne) {
         p.intercept = intercept;
         p.scale_decrease = dec;
         mltcp_params_derive(&p);
+        const uint32_t cubic_model = mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA);
+        EXPECT_EQ(p.norm_cubic,
+                  mltcp_norm_scale_excess(cubic_model, MLTCP_CUBIC_NORM_EXCESS_SCALE));
         for (auto [beta, norm] : {std::pair<uint32_t, uint32_t>{MLTCP_RENO_BETA, p.norm_reno},
-                                  {MLTCP_CUBIC_BETA, p.norm_cubic}}) {
+                                  {MLTCP_CUBIC_BETA, cubic_model}}) {
           // A decrease harsh enough that no norm up to 8 compensates:
           // the largest.
           if (norm == MLTCP_NORM_MAX && mltcp_norm_mean_inverse_share(&p, beta, norm) > 1024u)

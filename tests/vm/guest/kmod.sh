@@ -199,7 +199,7 @@ iter() {
 	grep -q "bytes=$((ITER_BYTES * 8))" /tmp/mltcp-isrv || { echo "server: $(cat /tmp/mltcp-isrv)"; return 1; }
 }
 # The paper's F as reported (normalize=0); with the norm the gain shown is
-# F times the variant's norm (1768/1024 for mltcp, 2403/1024 for mltcp_cubic
+# F times the variant's norm (1768/1024 for mltcp, 3092/1024 for mltcp_cubic
 # with the defaults, clamped to gain_max).
 paper_f() { write_param normalize 0 && "$@"; rc=$?; write_param normalize 1; return $rc; }
 t_iter_mltcp() { paper_f iter mltcp 1792; }
