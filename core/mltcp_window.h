@@ -209,7 +209,7 @@ MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0
  * excess over 1.  The model treats CUBIC as an AIMD flow of its TCP-friendly
  * region and overestimates what an MLTCP-CUBIC flow whose F varies over its
  * iteration takes from a CUBIC flow: in the bulk mix (one vgg16 job against
- * a bulk CUBIC flow, host testbed, 5 runs each in one session) the job took
+ * a bulk CUBIC flow, host testbed, one session per norm, 5 runs) the job took
  * 1.061 times its time with CUBIC with the model's norm (2.35 at the
  * defaults), 1.018 with 3.0 and 1.019 with 3.5 (docs/design.md,
  * "Coexistence").  Only the excess is scaled, so a flow whose F is 1
