@@ -177,8 +177,49 @@ void add_rank_losses(JobIterations &job, const JobIterations &rank)
 		}
 }
 
+IsoBySize iso_size_means(const JobIterations &iso_run, size_t warmup)
+{
+	const auto &its = iso_run.iterations;
+	size_t from = warmup < its.size() ? warmup : 0;
+	std::map<uint64_t, std::pair<double, size_t>> sum;
+	for (size_t i = from; i < its.size(); i++) {
+		auto &e = sum[its[i].bytes];
+		e.first += (double)(its[i].end_us - its[i].start_us);
+		e.second++;
+	}
+	IsoBySize out;
+	for (const auto &[bytes, e] : sum)
+		out[bytes] = e.first / (double)e.second;
+	return out;
+}
+
+namespace {
+
+// Each of `its` from `from` on (those that start at `since_us` or later)
+// over the isolated time of its size, or the isolated mean.
+std::vector<double> iteration_ratios(const std::vector<Iteration> &its, size_t from,
+				     int64_t since_us, double iso_mean_us, const IsoBySize *by_size)
+{
+	std::vector<double> out;
+	for (size_t i = from; i < its.size(); i++) {
+		if (its[i].start_us < since_us)
+			continue;
+		double base = iso_mean_us;
+		if (by_size) {
+			auto it = by_size->find(its[i].bytes);
+			if (it != by_size->end() && it->second > 0)
+				base = it->second;
+		}
+		out.push_back((double)(its[i].end_us - its[i].start_us) / base);
+	}
+	return out;
+}
+
+}  // namespace
+
 RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
-		       const std::vector<double> &iso_mean_us, size_t warmup, const Contention &c)
+		       const std::vector<double> &iso_mean_us, size_t warmup, const Contention &c,
+		       const std::vector<IsoBySize> &iso_by_size)
 {
 	RunMetrics m;
 	m.overlaps = phase_overlaps(jobs, c);
@@ -193,8 +234,14 @@ RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 		jm.mean_us = s.mean_us;
 		jm.p99_us = s.p99_us;
 		jm.iso_mean_us = j < iso_mean_us.size() && iso_mean_us[j] > 0 ? iso_mean_us[j] : 0;
-		jm.mean_ratio = jm.iso_mean_us > 0 ? jm.mean_us / jm.iso_mean_us : NAN;
-		jm.p99_ratio = jm.iso_mean_us > 0 ? jm.p99_us / jm.iso_mean_us : NAN;
+		jm.mean_ratio = jm.p99_ratio = NAN;
+		if (jm.iso_mean_us > 0 && !its.empty()) {
+			auto r = iteration_ratios(its, warmup < its.size() ? warmup : 0, INT64_MIN,
+						  jm.iso_mean_us,
+						  j < iso_by_size.size() ? &iso_by_size[j] : nullptr);
+			jm.mean_ratio = mean_of(r);
+			jm.p99_ratio = percentile(r, 99);
+		}
 		const auto &ov = m.overlaps[j];
 		size_t w = warmup < ov.size() ? warmup : 0;
 		jm.overlap_mean = mean_of(std::vector<double>(ov.begin() + (long)w, ov.end()));
@@ -217,14 +264,12 @@ RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 		for (size_t j = 0; j < jobs.size(); j++) {
 			if (m.jobs[j].iso_mean_us <= 0)
 				continue;
-			std::vector<double> t;
-			for (const Iteration &r : jobs[j].iterations)
-				if (r.start_us >= t_il)
-					t.push_back((double)(r.end_us - r.start_us));
-			if (t.empty())
+			auto r = iteration_ratios(jobs[j].iterations, 0, t_il, m.jobs[j].iso_mean_us,
+						  j < iso_by_size.size() ? &iso_by_size[j] : nullptr);
+			if (r.empty())
 				continue;
-			after_mean.push_back(mean_of(t) / m.jobs[j].iso_mean_us);
-			after_p99.push_back(percentile(t, 99) / m.jobs[j].iso_mean_us);
+			after_mean.push_back(mean_of(r));
+			after_p99.push_back(percentile(r, 99));
 		}
 		if (!after_mean.empty()) {
 			m.have_after = true;

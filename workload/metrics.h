@@ -5,7 +5,13 @@
 //   ratio           a job's mean (p99, nearest rank) iteration time after the
 //                   warm-up over its isolated mean iteration time; a run's
 //                   mean_ratio is the mean over its jobs, its p99_ratio the
-//                   largest job's;
+//                   largest job's.  Given the job's isolated time per
+//                   iteration size (IsoBySize), each iteration counts against
+//                   the isolated time of its own size: the mean and p99 of
+//                   those ratios (the same for a job of one size; for one
+//                   whose sizes vary by design, such as the tag profile's
+//                   cycle, the p99 over the mean alone would be its largest
+//                   size's, not a tail);
 //   overlap         of a communication phase: the fraction of it during
 //                   which a contending job's communication phase is active;
 //   interleaved_at  the first iteration k of the first job such that every
@@ -24,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "iteration.h"
@@ -104,11 +111,20 @@ struct RunMetrics {
 	LossSummary losses;	// every job's iterations after the warm-up
 };
 
+// A job's isolated iteration time per iteration size (bytes -> us).
+using IsoBySize = std::map<uint64_t, double>;
+
+// The mean time of an isolated run's iterations of each size, after the
+// warm-up (all of them when it has no more than that).
+IsoBySize iso_size_means(const JobIterations &iso_run, size_t warmup);
+
 // `iso_mean_us[j]`: job j's isolated mean iteration time (<= 0: none; may be
-// empty).  The warm-up leaves out each job's first `warmup` iterations
-// (none when it has no more than that).
+// empty).  `iso_by_size[j]` (may be empty or shorter): job j's isolated time
+// per iteration size; an iteration of a size it lacks counts against
+// iso_mean_us[j].  The warm-up leaves out each job's first `warmup`
+// iterations (none when it has no more than that).
 RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 		       const std::vector<double> &iso_mean_us, size_t warmup,
-		       const Contention &c = {});
+		       const Contention &c = {}, const std::vector<IsoBySize> &iso_by_size = {});
 
 }  // namespace mltcp_workload

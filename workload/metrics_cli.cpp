@@ -23,8 +23,8 @@ namespace {
 constexpr int kExitUsage = 2;
 
 const char kUsage[] =
-	"usage: mltcp-metrics [--warmup N] [--iso JOB=US ...] [--rank JOB=FILE.csv ...]\n"
-	"                     FILE.csv ...\n"
+	"usage: mltcp-metrics [--warmup N] [--iso JOB=US ...] [--iso-run JOB=FILE.csv ...]\n"
+	"                     [--rank JOB=FILE.csv ...] FILE.csv ...\n"
 	"\n"
 	"Reads per-iteration CSVs (job,iteration,bytes,start_us,comm_start_us,\n"
 	"comm_end_us,end_us,rto,recoveries,tlp,undo,spurious_rto, workload/iteration.h;\n"
@@ -47,6 +47,11 @@ const char kUsage[] =
 	"                 (0..1000000, default 0)\n"
 	"  --iso JOB=US   JOB's isolated mean iteration time in microseconds (> 0);\n"
 	"                 without it JOB has no ratios\n"
+	"  --iso-run JOB=F  F is JOB's isolated run (one job): each of JOB's\n"
+	"                 iterations counts against the isolated mean of its size\n"
+	"                 (after the warm-up), a size F lacks against --iso's; the\n"
+	"                 same ratios for a job of one size, the right ones for a\n"
+	"                 job whose sizes vary by design (needs --iso for JOB)\n"
 	"  --rank JOB=F   F is another rank of ring job JOB (its own namespace): its\n"
 	"                 loss counters are added to JOB's, iteration by iteration\n"
 	"                 (times are JOB's own)\n"
@@ -123,12 +128,14 @@ int main(int argc, char **argv)
 {
 	static const option opts[] = {{"warmup", 1, nullptr, 'w'},
 				      {"iso", 1, nullptr, 'i'},
+				      {"iso-run", 1, nullptr, 's'},
 				      {"rank", 1, nullptr, 'r'},
 				      {"help", 0, nullptr, 'h'},
 				      {nullptr, 0, nullptr, 0}};
 	size_t warmup = 0;
 	std::vector<std::pair<std::string, double>> iso;
 	std::vector<std::pair<std::string, std::string>> ranks;	// job, file
+	std::vector<std::pair<std::string, std::string>> iso_runs;	// job, file
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1) {
@@ -154,12 +161,14 @@ int main(int argc, char **argv)
 			iso.emplace_back(a.substr(0, eq), us);
 			break;
 		}
-		case 'r': {
+		case 'r':
+		case 's': {
+			const char *name = c == 'r' ? "--rank" : "--iso-run";
 			std::string a = optarg;
 			size_t eq = a.find('=');
 			if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
-				usage_error("--rank '" + a + "' is not JOB=FILE.csv");
-			ranks.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+				usage_error(std::string(name) + " '" + a + "' is not JOB=FILE.csv");
+			(c == 'r' ? ranks : iso_runs).emplace_back(a.substr(0, eq), a.substr(eq + 1));
 			break;
 		}
 		case 'h':
@@ -213,7 +222,27 @@ int main(int argc, char **argv)
 		if (!found)
 			usage_error("--iso: no job '" + name + "' in the CSV files");
 	}
-	RunMetrics m = run_metrics(jobs, iso_us, warmup);
+	std::vector<IsoBySize> iso_by_size(jobs.size());
+	for (const auto &[name, file] : iso_runs) {
+		size_t j = 0;
+		while (j < jobs.size() && jobs[j].job != name)
+			j++;
+		if (j == jobs.size())
+			usage_error("--iso-run: no job '" + name + "' in the CSV files");
+		if (iso_us[j] <= 0)
+			usage_error("--iso-run " + name + " needs --iso " + name + "=US");
+		try {
+			auto run = read_iteration_csv(file);
+			if (run.size() != 1)
+				throw IterationCsvError(file + ": --iso-run needs one job per file, it has " +
+							std::to_string(run.size()));
+			iso_by_size[j] = iso_size_means(run[0], warmup);
+		} catch (const IterationCsvError &e) {
+			fprintf(stderr, "mltcp-metrics: %s\n", e.what());
+			return kExitUsage;
+		}
+	}
+	RunMetrics m = run_metrics(jobs, iso_us, warmup, {}, iso_by_size);
 	std::string o = "{\"jobs\": [";
 	for (size_t j = 0; j < jobs.size(); j++) {
 		const JobMetrics &jm = m.jobs[j];

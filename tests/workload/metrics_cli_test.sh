@@ -73,5 +73,18 @@ expect_error "bad option '--bogus'" --bogus
 expect_error "--rank 'ring' is not JOB=FILE.csv" --rank ring "$data/ring.csv"
 expect_error "--rank: no job 'x' in the CSV files" --rank "x=$data/a.csv" "$data/ring.csv"
 expect_error "bad-order.csv:3" --rank "ring=$data/bad-order.csv" "$data/ring.csv"
+expect_error "--iso-run 'a' is not JOB=FILE.csv" --iso a=200 --iso-run a "$data/a.csv"
+expect_error "--iso-run: no job 'x' in the CSV files" --iso a=200 --iso-run "x=$data/a.csv" "$data/a.csv"
+expect_error "--iso-run a needs --iso a=US" --iso-run "a=$data/a.csv" "$data/a.csv"
+two=$(mktemp /tmp/mltcp-metrics-two.XXXXXX.csv)
+{ cat "$data/a.csv"; tail -n +2 "$data/b.csv"; } >"$two"
+expect_error "--iso-run needs one job per file, it has 2" --iso a=200 --iso-run "a=$two" \
+	"$data/a.csv"
+rm -f "$two"
+expect_error "/nonexistent.csv: cannot read" --iso a=200 --iso-run a=/nonexistent.csv "$data/a.csv"
+# Against its own run alone, size by size, a job's mean ratio is 1.
+"$bin" --warmup 1 --iso a=200 --iso-run "a=$data/a.csv" "$data/a.csv" |
+	/usr/bin/python3 -c 'import json, sys; r = json.load(sys.stdin)["jobs"][0]["mean_ratio"]; sys.exit(abs(r - 1) > 1e-12)' ||
+	{ echo "FAIL: --iso-run: a against itself alone is not 1"; fail=1; }
 "$bin" --help | grep '^usage: mltcp-metrics' >/dev/null || { echo "FAIL: --help"; fail=1; }
 exit $fail

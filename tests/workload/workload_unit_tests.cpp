@@ -380,6 +380,50 @@ TEST(Metrics, TwoJobsInterleaveAtTwo)
 	EXPECT_FALSE(n.have_after);
 }
 
+// A job whose iteration sizes cycle (the tag profile): against its mean alone
+// the largest size alone is a tail; against the time of its own size each
+// iteration that took as long as alone counts 1.
+TEST(Metrics, IterationsCountAgainstTheirOwnSizeAlone)
+{
+	// Alone: 100-byte iterations take 300 us, 50-byte ones 150 us (after a
+	// warm-up iteration of 1000 us, left out).
+	JobIterations alone{"solo", {{100, 0, 0, 1000, 1000}}};
+	for (int i = 0; i < 4; i++) {
+		int64_t t = alone.iterations.back().end_us;
+		alone.iterations.push_back({100, t, t, t + 300, t + 300});
+		alone.iterations.push_back({50, t + 300, t + 300, t + 450, t + 450});
+	}
+	IsoBySize by = iso_size_means(alone, 1);
+	ASSERT_EQ(by.size(), 2u);
+	EXPECT_DOUBLE_EQ(by[100], 300);
+	EXPECT_DOUBLE_EQ(by[50], 150);
+	EXPECT_DOUBLE_EQ(iso_size_means(alone, 100)[100], (1000.0 + 4 * 300) / 5);  // no warm-up left
+	// In the mix: the same times, then one 50-byte iteration of 300 us and a
+	// size alone never had (20 bytes, 225 us: against the mean).
+	JobIterations mix{"j", {{100, 0, 0, 300, 300}}};
+	for (int i = 0; i < 3; i++) {
+		int64_t t = mix.iterations.back().end_us;
+		mix.iterations.push_back({50, t, t, t + 150, t + 150});
+		mix.iterations.push_back({100, t + 150, t + 150, t + 450, t + 450});
+	}
+	int64_t t = mix.iterations.back().end_us;
+	mix.iterations.push_back({50, t, t, t + 300, t + 300});
+	mix.iterations.push_back({20, t + 300, t + 300, t + 525, t + 525});
+	RunMetrics plain = run_metrics({mix}, {225}, 0);
+	EXPECT_DOUBLE_EQ(plain.jobs[0].p99_ratio, 300.0 / 225);  // every 100-byte iteration
+	RunMetrics sized = run_metrics({mix}, {225}, 0, {}, {by});
+	EXPECT_DOUBLE_EQ(sized.jobs[0].p99_ratio, 2.0);  // the 50-byte one of 300 us
+	EXPECT_DOUBLE_EQ(sized.jobs[0].mean_ratio, (7 * 1.0 + 2.0 + 1.0) / 9);
+	EXPECT_DOUBLE_EQ(sized.jobs[0].mean_us, plain.jobs[0].mean_us);  // times are times
+	// A job of one size: the same ratios either way.
+	auto jobs = two_jobs();
+	IsoBySize ten{{10, 200}}, twenty{{20, 200}};
+	RunMetrics a = run_metrics(jobs, {200, 200}, 1), b = run_metrics(jobs, {200, 200}, 1, {}, {ten, twenty});
+	EXPECT_DOUBLE_EQ(a.mean_ratio, b.mean_ratio);
+	EXPECT_DOUBLE_EQ(a.p99_ratio, b.p99_ratio);
+	EXPECT_DOUBLE_EQ(a.p99_ratio_after, b.p99_ratio_after);
+}
+
 TEST(Metrics, InterleavedNeedsThreeCleanIterationsBelowTenPercent)
 {
 	auto jobs = two_jobs();

@@ -10,8 +10,10 @@ Definitions (docs/evaluation.md; computed by mltcp-metrics, the workload
 library's workload/metrics.cpp, which the simulator links too):
   ratio        a job's mean (p99, nearest rank) iteration time after the
                warm-up iterations / its isolated mean iteration time with the
-               same congestion control; a run's mean_ratio is the mean over
-               its ML jobs, its p99_ratio the largest job's p99 ratio.
+               same congestion control, each iteration against the isolated
+               time of its own size (the tag profile's sizes cycle); a run's
+               mean_ratio is the mean over its ML jobs, its p99_ratio the
+               largest job's p99 ratio.
   overlap      of one communication phase: the fraction of its duration during
                which at least one other job's communication phase is active.
   interleaved  the schedule is interleaved at iteration k of the first job
@@ -583,16 +585,20 @@ def set_metrics(path):
     METRICS = path
 
 
-def run_metrics(paths, iso_us, warmup, ranks=None):
+def run_metrics(paths, iso_us, warmup, ranks=None, iso_runs=None):
     """The metrics of one run (ratios, overlap, interleaved_at, ratios after
     interleaving) from its per-iteration CSVs, computed by mltcp-metrics
     (workload/metrics.cpp, the code the simulator links).  `paths` in job
     order, the first job's iterations are the ones interleaved_at counts;
     iso_us: {job: isolated mean iteration time in us}; ranks: {job: [CSV of
-    another rank]}, whose loss counters count towards the job's."""
+    another rank]}, whose loss counters count towards the job's; iso_runs:
+    {job: CSV of its run alone}, whose mean per iteration size each
+    iteration of that size counts against (mltcp-metrics --iso-run)."""
     cmd = [METRICS, "--warmup", str(warmup)]
     for job, us in iso_us.items():
         cmd += ["--iso", "%s=%r" % (job, float(us))]
+    for job, path in (iso_runs or {}).items():
+        cmd += ["--iso-run", "%s=%s" % (job, path)]
     for job, files in (ranks or {}).items():
         for f in files:
             cmd += ["--rank", "%s=%s" % (job, f)]
@@ -614,14 +620,29 @@ def rank_csvs(rundir, job):
     return out
 
 
-def analyse(mix, cc, rows_by_job, iso, warmup, rundir, bulk_iso_rate, bulk_seconds):
+def isolated_dir(outdir, prof, cc):
+    """Where a session keeps profile `prof` alone with `cc` (measure_isolated)."""
+    return os.path.join(outdir, "isolated", "%s-%s" % (prof.replace(":", "-"), cc))
+
+
+def analyse(mix, cc, rows_by_job, iso, warmup, rundir, bulk_iso_rate, bulk_seconds,
+            session=None):
+    """session: the session's directory; each job's iterations then count
+    against its isolated run's time for their size (mltcp-metrics --iso-run:
+    the same for a job of one size, the right baseline for the tag profile,
+    whose sizes cycle)."""
     ml = {j: rows for j, rows in rows_by_job.items() if rows}
     spec_of = dict(MIXES[mix][1])
     profile_of = {j: strip_base(spec) for j, spec in spec_of.items()}
     cc_of = {j: job_cc(spec, cc) for j, spec in spec_of.items()}
+    iso_runs = {}
+    for j in ml if session else ():
+        path = os.path.join(isolated_dir(session, profile_of[j], cc_of[j]), "solo.csv")
+        if os.path.exists(path):
+            iso_runs[j] = path
     m = run_metrics([os.path.join(rundir, j + ".csv") for j in ml],
                     {j: iso[(profile_of[j], cc_of[j])] for j in ml}, warmup,
-                    {j: rank_csvs(rundir, j) for j in ml if rank_csvs(rundir, j)})
+                    {j: rank_csvs(rundir, j) for j in ml if rank_csvs(rundir, j)}, iso_runs)
     per_job = {}
     for jm in m["jobs"]:
         per_job[jm["job"]] = {
@@ -732,7 +753,7 @@ def measure_isolated(args, pairs, outdir):
     iso, bulk_rate, phases = {}, {}, {}
     for prof in sorted({p for p, _ in pairs}):
         for cc in sorted({c for p, c in pairs if p == prof}, key=CC_ORDER.index):
-            rundir = os.path.join(outdir, "isolated", "%s-%s" % (prof.replace(":", "-"), cc))
+            rundir = isolated_dir(outdir, prof, cc)
             if prof == "bulk":
                 saved = args.bulk_seconds
                 args.bulk_seconds = 3
@@ -1068,7 +1089,7 @@ def run_group(args, mixes, ccs, iso, bulk_rate, results):
                 rundir = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep + 1))
                 rows = run_jobs(args, rundir, MIXES[mix][1], cc, args.iterations)
                 res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate,
-                              args.bulk_seconds)
+                              args.bulk_seconds, args.out)
                 res["rep"] = rep + 1
                 res["dir"] = rundir
                 results.append(res)
@@ -1250,7 +1271,7 @@ def report(session):
                 if os.path.exists(os.path.join(old["dir"], name + ".csv")) else []
                 for name, _ in MIXES[old["mix"]][1]}
         res = analyse(old["mix"], old["cc"], rows, iso, a["warmup"], old["dir"],
-                      summary["bulk_isolated_Bps"], a["bulk_seconds"])
+                      summary["bulk_isolated_Bps"], a["bulk_seconds"], session)
         res.update(rep=old["rep"], dir=old["dir"])
         runs.append(res)
     table = summarise(runs, ccs, mixes)
