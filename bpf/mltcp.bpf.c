@@ -448,17 +448,36 @@ static __always_inline int mltcp_tx_resumed(struct sock *sk)
 }
 
 /* Sending resumes with nothing in flight: a hint or a detected boundary,
- * then the job. */
-static __always_inline void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
+ * then the job; 1 if the application resumed (the start drain may act). */
+static __always_inline int mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_job_sock *js = NULL;
 	struct mltcp_job *j;
+	int resumed = mltcp_tx_resumed(sk);
 
-	if (!mltcp_apply_hint(sk, it, &j, &js) && mltcp_tx_resumed(sk))
+	if (!mltcp_apply_hint(sk, it, &j, &js) && resumed)
 		mltcp_iter_on_tx_start(it, &mltcp_cfg, tp->bytes_acked, mltcp_now_us(tp),
 				       tp->srtt_us >> 3);
 	mltcp_job_update(it, j, js);
+	return resumed;
+}
+
+/* The start drain's result (mltcp_*_flow_start_cwnd): a lower window
+ * becomes cwnd and ssthresh, as at the end of a window reduction. */
+static __always_inline void mltcp_start_window(struct tcp_sock *tp, __u32 start)
+{
+	if (start >= tp->snd_cwnd)
+		return;
+	tp->snd_cwnd = start;
+	tp->snd_ssthresh = start;
+	tp->snd_cwnd_cnt = 0;
+}
+
+/* tcp_min_rtt(): the path's RTT without a queue (~0U before a sample). */
+static __always_inline __u32 mltcp_min_rtt_us(const struct tcp_sock *tp)
+{
+	return tp->rtt_min.s[0].v;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -521,10 +540,13 @@ SEC("struct_ops/mltcp_reno_cwnd_event")
 void BPF_PROG(mltcp_reno_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
-	if (ev == CA_EVENT_TX_START)
-		mltcp_track_tx_start(sk, &ca->f.it);
+	if (ev == CA_EVENT_TX_START && mltcp_track_tx_start(sk, &ca->f.it))
+		mltcp_start_window(tp, mltcp_reno_flow_start_cwnd(&ca->f, &mltcp_cfg, tp->snd_cwnd,
+								  tp->mss_cache, mltcp_min_rtt_us(tp),
+								  tp->srtt_us >> 3));
 }
 
 SEC("struct_ops/mltcp_reno_pkts_acked")
@@ -591,12 +613,16 @@ SEC("struct_ops/mltcp_cubic_cwnd_event")
 void BPF_PROG(mltcp_cubic_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 
 	mltcp_cubic_guard(sk, ca);
 	if (ev != CA_EVENT_TX_START)
 		return;
-	mltcp_cubic_flow_tx_start(&ca->f, mltcp_now_us(tcp_sk(sk)));
-	mltcp_track_tx_start(sk, &ca->f.it);
+	mltcp_cubic_flow_tx_start(&ca->f, mltcp_now_us(tp));
+	if (mltcp_track_tx_start(sk, &ca->f.it))
+		mltcp_start_window(tp, mltcp_cubic_flow_start_cwnd(&ca->f, &mltcp_cfg, tp->snd_cwnd,
+								   tp->mss_cache, mltcp_min_rtt_us(tp),
+								   tp->srtt_us >> 3));
 }
 
 SEC("struct_ops/mltcp_cubic_cong_avoid")

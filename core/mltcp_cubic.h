@@ -28,7 +28,9 @@
  *    ssthresh to cwnd and counts its statistics.  The TSO/GRO cushion
  *    (hystart_ack_delay) depends on the socket and is the caller's input.
  *  - MLTCP: a loss keeps beta * F of cwnd (mltcp_decrease_beta); W_max, K,
- *    fast convergence and undo stay CUBIC's.
+ *    fast convergence and undo stay CUBIC's.  An iteration starts from the
+ *    part of the window that was not queue (mltcp_cubic_flow_start_cwnd),
+ *    which ends the epoch as a loss does.
  */
 #ifndef MLTCP_CUBIC_H
 #define MLTCP_CUBIC_H
@@ -479,6 +481,30 @@ MLTCP_INLINE void mltcp_cubic_flow_tx_start(struct mltcp_cubic_flow *f, __u32 no
 {
 	mltcp_bictcp_on_tx_start(&f->bic, now_us,
 				mltcp_elapsed_us(f->it.last_active_us, now_us));
+}
+
+/* At a transmit start with nothing in flight, after the tracker: the
+ * window the iteration starts with (mltcp_start_cwnd; the datapath sets
+ * cwnd and ssthresh to it when lower, as mltcp_window_start).  A drained
+ * window ends CUBIC's epoch as a loss does, with W_max the window it came
+ * from: a new epoch grows from the drained window at the iteration's F.
+ * For datapaths that keep CUBIC and the tracker apart (ns-3). */
+MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct mltcp_iter *it,
+					   const struct mltcp_params *p, __u32 cwnd, __u32 mss,
+					   __u32 min_rtt_us, __u32 srtt_us)
+{
+	__u32 start = mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us);
+
+	if (start < cwnd)
+		mltcp_bictcp_on_loss(ca, cwnd);
+	return start;
+}
+
+MLTCP_INLINE __u32 mltcp_cubic_flow_start_cwnd(struct mltcp_cubic_flow *f,
+					       const struct mltcp_params *p, __u32 cwnd,
+					       __u32 mss, __u32 min_rtt_us, __u32 srtt_us)
+{
+	return mltcp_bictcp_start_cwnd(&f->bic, &f->it, p, cwnd, mss, min_rtt_us, srtt_us);
 }
 
 /* The window must not grow now (mltcp_tail_hold): checked before slow start. */

@@ -14,7 +14,9 @@
  * MLTCP-Reno: congestion avoidance grows cwnd F segments per RTT (w =
  * cwnd / F through the per-ack cache, mltcp_reno_ai_w_cached) and a loss
  * keeps cwnd * F/2 (mltcp_decrease_beta); slow start is never scaled; in
- * the iteration's last windows the window does not grow (mltcp_tail_hold).
+ * the iteration's last windows the window does not grow (mltcp_tail_hold);
+ * an iteration starts from the part of the window that was not queue
+ * (mltcp_start_cwnd).
  */
 #ifndef MLTCP_RENO_H
 #define MLTCP_RENO_H
@@ -115,6 +117,27 @@ MLTCP_INLINE int mltcp_reno_flow_hold(const struct mltcp_reno_flow *f,
 				      const struct mltcp_params *p, __u32 cwnd, __u32 mss)
 {
 	return mltcp_tail_hold(&f->it, p, cwnd, mss);
+}
+
+/* At a transmit start with nothing in flight: the window the iteration
+ * starts with (mltcp_start_cwnd).  When it is below cwnd the datapath sets
+ * cwnd and ssthresh to it and clears the ack counter (mltcp_window_start). */
+MLTCP_INLINE __u32 mltcp_reno_flow_start_cwnd(const struct mltcp_reno_flow *f,
+					      const struct mltcp_params *p, __u32 cwnd,
+					      __u32 mss, __u32 min_rtt_us, __u32 srtt_us)
+{
+	return mltcp_start_cwnd(&f->it, p, cwnd, mss, min_rtt_us, srtt_us);
+}
+
+/* The start drain on a struct mltcp_window: cwnd and ssthresh to start, as
+ * at the end of a window reduction. */
+MLTCP_INLINE void mltcp_window_start(struct mltcp_window *w, __u32 start)
+{
+	if (start >= w->cwnd)
+		return;
+	w->cwnd = start;
+	w->ssthresh = start;
+	w->cwnd_cnt = 0;
 }
 
 /*

@@ -265,6 +265,51 @@ MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
 	return mltcp_max_u32(scaled, floor);
 }
 
+/*
+ * Start drain: the window an iteration starts with.  At a transmit start
+ * with nothing in flight that begins an iteration (none of its bytes acked
+ * yet; a detected boundary or a hint), a flow that has a bytes ratio drops
+ * cwnd, and ssthresh with it, to cwnd * min_rtt / srtt: the part of its
+ * window that the path held without a queue when its last phase ended, but
+ * never below MLTCP_RECOVERY_WINDOW and never up.  Why: the window carried
+ * across the compute phase was grown at the end of the last communication
+ * phase, where F is largest, and its queue part lands as one burst on
+ * whatever phase is running when this one begins.  On the host testbed that
+ * burst dropped the running job's last segments (a tail-loss probe, 200 ms
+ * with one segment out, docs/design.md "The tail") and took the newcomer a
+ * share its small F does not give it, so the phases separated slowly.
+ * Drained, the newcomer starts from its share of the path without a queue
+ * and grows at its F: the phase ahead ends at full speed.  Alone, the
+ * window keeps the path full (a lone flow's srtt is min_rtt plus its own
+ * queue, so the drained window is the bandwidth-delay product); only the
+ * standing queue goes.
+ *
+ * Only where an iteration is at least start_drain_windows windows:
+ * the drained flows regrow the queue part within a few RTTs of their
+ * phase, and their losses, which the scaled decrease needs to tell two
+ * jobs apart, still come.  Where a phase is only a few windows (a real RTT:
+ * the VM rig's phases are 5.5), regrowing takes the whole phase, the flows
+ * stopped losing at all and two jobs stayed collided (docs/design.md, "The
+ * start of an iteration").  Off with MLTCP off, for a flow without
+ * iteration structure (a bulk flow stays its base), without an RTT sample
+ * or an MSS, and mid-iteration.
+ */
+MLTCP_INLINE __u32 mltcp_start_cwnd(const struct mltcp_iter *it, const struct mltcp_params *p,
+				    __u32 cwnd, __u32 mss, __u32 min_rtt_us, __u32 srtt_us)
+{
+	__u64 w, windows;
+
+	if (!p->enabled || !p->start_drain_windows || it->iter_bytes != 0 || mss == 0 ||
+	    min_rtt_us == 0 || srtt_us <= min_rtt_us || cwnd <= MLTCP_RECOVERY_WINDOW ||
+	    mltcp_iter_ratio(it) == MLTCP_RATIO_NONE)
+		return cwnd;
+	windows = mltcp_mul_sat_u64((__u64)cwnd * mss, p->start_drain_windows);
+	if (it->bytes_per_iter < windows)
+		return cwnd;	/* a phase of a few windows: its losses are needed */
+	w = MLTCP_DIV64((__u64)cwnd * min_rtt_us, srtt_us);	/* < cwnd: srtt > min_rtt */
+	return (__u32)mltcp_max_u64(w, MLTCP_RECOVERY_WINDOW);
+}
+
 /* CUBIC's ca->cnt after MLTCP scaling (applied before its own max(cnt, 2)). */
 MLTCP_INLINE __u32 mltcp_cubic_cnt(__u32 cnt, __u32 gain)
 {

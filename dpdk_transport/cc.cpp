@@ -154,13 +154,13 @@ void CongestionControl::RestartAfterIdle(uint32_t rtos)
 		cubic_.bic.epoch_start = 0;	// a new cubic epoch from the restart window
 }
 
-void CongestionControl::OnTxStart(uint64_t acked_total, uint64_t now_ns, uint32_t srtt_us)
+void CongestionControl::OnTxStart(const TxStartSample &s)
 {
-	const uint32_t now_us = Us32(now_ns);
+	const uint32_t now_us = Us32(s.now_ns);
 	switch (base_) {
 	case Base::kDcqcn:
-		mltcp_dcqcn_flow_on_tx_start(&dcqcn_, &params_, &cfg_.dcqcn, acked_total,
-					     now_ns / 1000, srtt_us);
+		mltcp_dcqcn_flow_on_tx_start(&dcqcn_, &params_, &cfg_.dcqcn, s.acked_bytes_total,
+					     s.now_ns / 1000, s.srtt_us);
 		return;
 	case Base::kCubic:
 		mltcp_cubic_flow_tx_start(&cubic_, now_us);
@@ -168,8 +168,14 @@ void CongestionControl::OnTxStart(uint64_t acked_total, uint64_t now_ns, uint32_
 	case Base::kReno:
 		break;
 	}
-	if (tracking_)
-		mltcp_iter_on_tx_start(&iter(), &params_, acked_total, now_us, srtt_us);
+	if (!tracking_)
+		return;
+	mltcp_iter_on_tx_start(&iter(), &params_, s.acked_bytes_total, now_us, s.srtt_us);
+	mltcp_window_start(&win_, base_ == Base::kCubic ?
+			   mltcp_cubic_flow_start_cwnd(&cubic_, &params_, win_.cwnd, s.mss_bytes,
+						       s.min_rtt_us, s.srtt_us) :
+			   mltcp_reno_flow_start_cwnd(&reno_, &params_, win_.cwnd, s.mss_bytes,
+						      s.min_rtt_us, s.srtt_us));
 }
 
 void CongestionControl::Hint(uint64_t acked_total, uint64_t bytes, uint64_t now_ns)

@@ -63,6 +63,17 @@ struct AckSample {
 					// no tail hold (mltcp_tail_hold)
 };
 
+// What a transmit start with nothing in flight tells the congestion
+// control (CA_EVENT_TX_START).
+struct TxStartSample {
+	uint64_t now_ns;
+	uint64_t acked_bytes_total;	// cumulative payload bytes acknowledged
+	uint32_t srtt_us;
+	uint32_t min_rtt_us;		// smallest RTT sample, 0: none
+	uint32_t mss_bytes;		// payload bytes per packet; 0: unknown,
+					// no start drain (mltcp_start_cwnd)
+};
+
 // Iteration statistics, the same fields as `mltcpctl stats`.
 struct CcStats {
 	uint32_t iterations = 0;	// detected + hinted
@@ -96,8 +107,10 @@ class CongestionControl {
 	// the kernel's TCP does this, not its congestion control, so it stays
 	// here rather than in the core.
 	void RestartAfterIdle(uint32_t rtos);
-	// Sending resumes with nothing in flight (CA_EVENT_TX_START).
-	void OnTxStart(uint64_t acked_total, uint64_t now_ns, uint32_t srtt_us);
+	// Sending resumes with nothing in flight (CA_EVENT_TX_START); a window
+	// mode then starts an iteration from the part of its window that was
+	// not queue (the start drain, mltcp_start_cwnd).
+	void OnTxStart(const TxStartSample &s);
 	// "An iteration of `bytes` starts now" (mltcp_iter_hint).
 	void Hint(uint64_t acked_total, uint64_t bytes, uint64_t now_ns);
 

@@ -262,6 +262,8 @@ void Connection::UpdateRtt(uint32_t sample_us)
 	uint64_t s = (uint64_t)sample_us * kNsPerUs;
 	if (sample_us > (1U << 30))
 		return;	// clock went backwards: not a sample
+	if (min_rtt_us_ == 0 || sample_us < min_rtt_us_)
+		min_rtt_us_ = std::max<uint32_t>(sample_us, 1);
 	if (srtt_ns_ == 0) {
 		srtt_ns_ = s;
 		rttvar_ns_ = s / 2;
@@ -757,7 +759,8 @@ void Connection::Output(uint64_t now_ns, PacketSink *sink)
 			break;
 		}
 		if (inflight_.empty()) {
-			cc_.OnTxStart(bytes_acked_total_, now_ns, (uint32_t)(srtt_ns_ / kNsPerUs));
+			cc_.OnTxStart({now_ns, bytes_acked_total_, (uint32_t)(srtt_ns_ / kNsPerUs),
+				       min_rtt_us_, cfg_.mss});
 			uint64_t idle = now_ns - last_send_ns_;
 			uint64_t restart_ns = std::max(rto_ns_, cfg_.idle_restart_min_ns);
 			if (last_send_ns_ && idle > restart_ns)

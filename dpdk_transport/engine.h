@@ -234,6 +234,9 @@ class Connection {
 	uint64_t latest_delivered_sent_ns_ = 0;
 	bool cwnd_limited_ = false;
 	uint64_t srtt_ns_ = 0, rttvar_ns_ = 0, rto_ns_;
+	// The smallest RTT sample (tcp_min_rtt(); Linux keeps a 5-minute
+	// windowed minimum, a connection here lives minutes at most); 0: none.
+	uint32_t min_rtt_us_ = 0;
 	uint64_t rto_deadline_ = 0;	// 0: not armed
 	uint64_t tlp_deadline_ = 0;	// tail loss probe, 0: not armed
 	bool tlp_done_ = false;		// one probe per flight

@@ -12,7 +12,9 @@
  *
  *   in_ack_event           -> mltcp_iter_on_ack(tp->bytes_acked, tcp_mstamp)
  *   cwnd_event(TX_START)   -> mltcp_cubic_flow_tx_start (CUBIC's epoch),
- *                             mltcp_iter_on_tx_start(..., srtt_us)
+ *                             mltcp_iter_on_tx_start(..., srtt_us), then
+ *                             the window the iteration starts with
+ *                             (mltcp_*_flow_start_cwnd, tcp_min_rtt)
  *   cong_avoid             -> tcp_slow_start(), then tcp_cong_avoid_ai(tp,
  *                             mltcp_reno_flow_ai_w / mltcp_cubic_flow_ai_w)
  *   ssthresh               -> mltcp_reno_flow_ssthresh / mltcp_cubic_flow_ssthresh
@@ -140,7 +142,8 @@ static void mltcp_track_ack(struct sock *sk, struct mltcp_iter *it)
 	mltcp_iter_on_ack(it, tp->bytes_acked, mltcp_now_us(tp));
 }
 
-static void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
+/* Returns 1 if the application resumed sending (the start drain may act). */
+static int mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
@@ -151,9 +154,21 @@ static void mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
 	 * blocked): neither is the application resuming, so neither may end
 	 * an iteration.  After a real pause the chronograph is UNSPEC or BUSY. */
 	if (tp->packets_out || tp->chrono_type >= TCP_CHRONO_RWND_LIMITED)
-		return;
+		return 0;
 	mltcp_iter_on_tx_start(it, mltcp_p(), tp->bytes_acked,
 			       mltcp_now_us(tp), tp->srtt_us >> 3);
+	return 1;
+}
+
+/* The start drain's result (mltcp_*_flow_start_cwnd): a lower window
+ * becomes cwnd and ssthresh, as at the end of a window reduction. */
+static void mltcp_start_window(struct tcp_sock *tp, u32 start)
+{
+	if (start >= tcp_snd_cwnd(tp))
+		return;
+	tcp_snd_cwnd_set(tp, start);
+	tp->snd_ssthresh = start;
+	tp->snd_cwnd_cnt = 0;
 }
 
 /* norm: the variant's (mltcp_params.norm_reno or norm_cubic), so that the
@@ -247,8 +262,12 @@ static void mltcp_reno_in_ack_event(struct sock *sk, u32 flags)
 
 static void mltcp_reno_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
-	if (event == CA_EVENT_TX_START)
-		mltcp_track_tx_start(sk, &mltcp_reno_ca(sk)->it);
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (event == CA_EVENT_TX_START && mltcp_track_tx_start(sk, &mltcp_reno_ca(sk)->it))
+		mltcp_start_window(tp, mltcp_reno_flow_start_cwnd(mltcp_reno_ca(sk), mltcp_p(),
+								  tcp_snd_cwnd(tp), tp->mss_cache,
+								  tcp_min_rtt(tp), tp->srtt_us >> 3));
 }
 
 static size_t mltcp_reno_get_info(struct sock *sk, u32 ext, int *attr,
@@ -291,9 +310,15 @@ static void mltcp_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	if (event == CA_EVENT_TX_START) {
 		struct mltcp_cubic_flow *f = mltcp_cubic_ca(sk);
+		struct tcp_sock *tp = tcp_sk(sk);
 
-		mltcp_cubic_flow_tx_start(f, mltcp_now_us(tcp_sk(sk)));
-		mltcp_track_tx_start(sk, &f->it);
+		mltcp_cubic_flow_tx_start(f, mltcp_now_us(tp));
+		if (mltcp_track_tx_start(sk, &f->it))
+			mltcp_start_window(tp, mltcp_cubic_flow_start_cwnd(f, mltcp_p(),
+									   tcp_snd_cwnd(tp),
+									   tp->mss_cache,
+									   tcp_min_rtt(tp),
+									   tp->srtt_us >> 3));
 	}
 }
 

@@ -45,6 +45,19 @@ void ApplyGrowth(Ptr<TcpSocketState> tcb, const mltcp_window& before, const mltc
   *cwnd_cnt = after.cwnd_cnt;
 }
 
+// The start drain's result (mltcp_start_cwnd) on ns-3's window: a lower
+// window becomes cwnd and ssthresh (mltcp_window_start).
+void ApplyStart(Ptr<TcpSocketState> tcb, uint32_t start, uint32_t* cwnd_cnt) {
+  mltcp_window w = WindowOf(tcb, *cwnd_cnt);
+  const uint32_t before = w.cwnd;
+  mltcp_window_start(&w, start);
+  if (w.cwnd >= before)
+    return;
+  tcb->m_cWnd = w.cwnd * tcb->m_segmentSize;
+  tcb->m_ssThresh = w.ssthresh * tcb->m_segmentSize;
+  *cwnd_cnt = w.cwnd_cnt;
+}
+
 // tcp_reno_cong_avoid() / cubictcp_cong_avoid() on ns-3's window: the core's
 // slow start, then tcp_cong_avoid_ai with ai_w(cwnd, acked) segments per
 // increase; returns that w (0 when slow start used every acked segment).
@@ -107,6 +120,8 @@ void MltcpFlowState::OnRtt(const Time& rtt) {
     return;
   const int64_t us = rtt.GetMicroSeconds();
   const uint32_t sample = us > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(us);
+  if (min_rtt_us_ == 0 || sample < min_rtt_us_)
+    min_rtt_us_ = sample;
   if (srtt_us_ == 0)
     srtt_us_ = sample;
   else
@@ -252,10 +267,17 @@ void TcpMltcpReno::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& rtt)
   state_.Sync(tcb);
 }
 
+// CA_EVENT_TX_START: the tracker, then the window the iteration starts with.
 void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
                              const TcpSocketState::TcpCAEvent_t event) {
-  if (event == TcpSocketState::CA_EVENT_TX_START)
-    state_.OnTxStart(tcb);
+  if (event != TcpSocketState::CA_EVENT_TX_START)
+    return;
+  state_.OnTxStart(tcb);
+  ApplyStart(tcb,
+             mltcp_start_cwnd(&state_.flow().state(), &state_.params().raw(),
+                              tcb->GetCwndInSegments(), tcb->m_segmentSize, state_.min_rtt_us(),
+                              state_.srtt_us()),
+             &cwnd_cnt_);
 }
 
 // tcp_reno_ssthresh() keeping cwnd * F/2 (the core's Reno step).  A window
@@ -335,7 +357,8 @@ void TcpMltcpCubic::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& rtt
     tcb->m_ssThresh = tcb->m_cWnd;
 }
 
-// CA_EVENT_TX_START: the epoch moves by the idle time, then the tracker.
+// CA_EVENT_TX_START: the epoch moves by the idle time, then the tracker,
+// then the window the iteration starts with.
 void TcpMltcpCubic::CwndEvent(Ptr<TcpSocketState> tcb,
                               const TcpSocketState::TcpCAEvent_t event) {
   if (event != TcpSocketState::CA_EVENT_TX_START)
@@ -345,6 +368,11 @@ void TcpMltcpCubic::CwndEvent(Ptr<TcpSocketState> tcb,
   mltcp_bictcp_on_tx_start(&bic_, now,
                            mltcp_elapsed_us(state_.flow().state().last_active_us, now));
   state_.OnTxStart(tcb);
+  ApplyStart(tcb,
+             mltcp_bictcp_start_cwnd(&bic_, &state_.flow().state(), &state_.params().raw(),
+                                     tcb->GetCwndInSegments(), tcb->m_segmentSize,
+                                     state_.min_rtt_us(), state_.srtt_us()),
+             &cwnd_cnt_);
 }
 
 // bictcp_state(TCP_CA_Loss): a retransmission timeout restarts CUBIC.

@@ -12,7 +12,8 @@
 //     kept from TcpSocketState::m_lastAckedSeq,
 //   - CA_EVENT_TX_START (ns-3 3.37 fires it when sending resumes with nothing
 //     in flight, as tcp_event_data_sent does),
-//   - a smoothed RTT (Linux srtt: EWMA 1/8 of the RTT samples PktsAcked gets),
+//   - a smoothed RTT (Linux srtt: EWMA 1/8 of the RTT samples PktsAcked gets)
+//     and the smallest of those samples (tcp_min_rtt, for the start drain),
 //   - time in microseconds (Simulator::Now), truncated to u32 like the kernel.
 // Differs from the kernel datapath: ns-3 3.37 has no cwnd validation
 // (tcp_is_cwnd_limited) and no slow-start-after-idle, so neither does this;
@@ -53,6 +54,7 @@ class MltcpFlowState {
   const mltcp::Flow& flow() const { return flow_; }
   uint64_t acked_total() const { return acked_total_; }
   uint32_t srtt_us() const { return srtt_us_; }
+  uint32_t min_rtt_us() const { return min_rtt_us_; }
   uint32_t tx_starts() const { return tx_starts_; }
 
   static uint32_t NowUs();
@@ -71,6 +73,9 @@ class MltcpFlowState {
   SequenceNumber32 last_una_{0};
   uint64_t acked_total_ = 0;
   uint32_t srtt_us_ = 0;  // 0 until the first sample
+  // The smallest RTT sample (tcp_min_rtt(); Linux keeps a 5-minute windowed
+  // minimum, a simulated connection is shorter); 0 until the first sample.
+  uint32_t min_rtt_us_ = 0;
   uint32_t tx_starts_ = 0;
 };
 

@@ -124,9 +124,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         mltcp_iter_on_ack(&it, acked, now);
         break;
       }
-      case 1: {  // idle gap, then TX_START
+      case 1: {  // idle gap, then TX_START and the window it starts with
         now += in.Take<uint32_t>() >> (in.Take<uint8_t>() & 31);
-        mltcp_iter_on_tx_start(&it, &p, acked, now, in.Take<uint32_t>());
+        const uint32_t srtt = in.Take<uint32_t>();
+        mltcp_iter_on_tx_start(&it, &p, acked, now, srtt);
+        const uint32_t min_rtt = in.Take<uint32_t>();
+        const uint32_t mss = in.Take<uint16_t>();
+        const uint32_t start = mltcp_start_cwnd(&it, &p, cwnd, mss, min_rtt, srtt);
+        Check(start <= cwnd, "start drain raised the window");
+        Check(start >= (cwnd < MLTCP_RECOVERY_WINDOW ? cwnd : MLTCP_RECOVERY_WINDOW),
+              "start drain below the recovery window");
+        if (!p.enabled || !p.start_drain_windows || it.iter_bytes ||
+            mltcp_iter_ratio(&it) == MLTCP_RATIO_NONE ||
+            (unsigned __int128)it.bytes_per_iter < (unsigned __int128)cwnd * mss * p.start_drain_windows)
+          Check(start == cwnd, "start drain acted while off, mid-iteration, without structure or in a short phase");
         break;
       }
       case 2: {  // application hint of any size

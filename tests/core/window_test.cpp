@@ -357,3 +357,112 @@ TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
   // A never-derived norm (0) counts as 1.
   EXPECT_EQ(mltcp_gain_of_ratio_norm(&p, 256, 0), mltcp_gain_of_ratio(&p, 256));
 }
+
+// The start drain: at the first transmit start of an iteration the window
+// falls to cwnd * min_rtt / srtt, at least 4 segments, never up.  Segments
+// of 100 bytes: a 100000-byte iteration is 25 windows of 40.
+TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
+  Driver d;
+  ASSERT_EQ(d.p.start_drain_windows, 8u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);  // no iteration yet
+  mltcp_iter_hint(&d.it, d.acked, 100000, d.now);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);   // half of srtt was queue
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 999, 1000), 39u);   // 39.96: rounds down
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 30, 100, 100, 1000), 4u);    // 3, raised to the floor
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 5, 100, 100, 1000), 4u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 4, 100, 100, 1000), 4u);     // never below what it had
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 3, 100, 100, 1000), 3u);     // nor up to the floor
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 1000, 1000), 40u);  // no queue: unchanged
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 2000, 1000), 40u);  // stale srtt below min
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 0, 1000), 40u);     // no RTT sample
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 0xffffffffu, 1000), 40u);  // the kernel's "none"
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 0, 500, 1000), 40u);     // no MSS
+  // Extremes stay exact in 64 bits: (x + 1)(x - 1) / x rounds down to x - 1,
+  // and cwnd * mss * 16 saturates (it would wrap to a small product).
+  d.it.bytes_per_iter = MLTCP_U64_MAX;
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 0xffffffffu, 1, 0xfffffffdu, 0xfffffffeu), 0xfffffffdu);
+  d.it.bytes_per_iter = 1ULL << 40;
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 0xffffffffu, 0xffffffffu, 500, 1000), 0xffffffffu);
+  d.it.bytes_per_iter = 100000;
+  // Off: MLTCP off, the parameter off.
+  d.p.enabled = 0;
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
+  d.p.enabled = 1;
+  d.p.start_drain_windows = 0;
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
+  d.p.start_drain_windows = 8;
+  // Mid-iteration (a pause between buckets): the window stays.
+  d.Phase(1000, 1000);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
+}
+
+// Only where an iteration is at least start_drain_windows windows: a phase
+// of a few windows (a real RTT) needs the losses that a drained window would
+// not reach.
+TEST(StartDrain, OnlyWhereAnIterationIsLongEnoughInWindows) {
+  Driver d;
+  mltcp_iter_hint(&d.it, d.acked, 5500, d.now);                       // the VM rig: 5.5 windows
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 10, 100, 500, 1000), 10u);  // at the default, 8
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 6, 100, 500, 1000), 4u);    // 9.2 windows of 600
+  d.p.start_drain_windows = 16;
+  mltcp_iter_hint(&d.it, d.acked, 64000, d.now);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);  // 16 windows of 4000
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 41, 100, 500, 1000), 41u);  // 15.6 windows of 4100
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 101, 500, 1000), 40u);
+}
+
+// Detected iterations: the drain acts once the size is known and at the
+// transmit start that begins an iteration, not at one inside it; a bulk
+// transfer (never a boundary) keeps its window.
+TEST(StartDrain, DetectedBoundariesOnlyAndNeverABulkFlow) {
+  Driver bulk;
+  bulk.p.first_seed = 0;
+  bulk.Phase(10000000);
+  EXPECT_EQ(mltcp_start_cwnd(&bulk.it, &bulk.p, 40, 100, 500, 1000), 40u);
+  Driver d;
+  d.p.first_seed = 0;
+  d.Phase(100000);
+  ASSERT_TRUE(d.Idle(50000));  // the first boundary: no size yet
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);  // learned 100000 from it
+  d.Phase(50000);
+  ASSERT_FALSE(d.Idle(100));   // a pause inside the phase
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
+  d.Phase(50000);
+  ASSERT_TRUE(d.Idle(50000));
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);
+}
+
+// On a window and on CUBIC's state: cwnd and ssthresh fall together, the
+// ack counter restarts, and a drained CUBIC flow ends its epoch with W_max
+// the window it came from, as after a loss.
+TEST(StartDrain, ReducesTheWindowAndEndsCubicsEpoch) {
+  mltcp_window w;
+  mltcp_window_init(&w, 40, 1000);
+  w.ssthresh = 30;
+  w.cwnd_cnt = 7;
+  mltcp_window_start(&w, 40);  // not lower: nothing changes
+  EXPECT_EQ(w.cwnd, 40u);
+  EXPECT_EQ(w.ssthresh, 30u);
+  EXPECT_EQ(w.cwnd_cnt, 7u);
+  mltcp_window_start(&w, 12);
+  EXPECT_EQ(w.cwnd, 12u);
+  EXPECT_EQ(w.ssthresh, 12u);
+  EXPECT_EQ(w.cwnd_cnt, 0u);
+
+  const mltcp_params p = mltcp_test::DefaultParams();
+  mltcp_cubic_flow f;
+  mltcp_cubic_flow_init(&f, 0, 1000, 0);
+  mltcp_iter_hint(&f.it, 0, 100000, 1000);
+  f.bic.epoch_start = 900;
+  f.bic.last_max_cwnd = 30;
+  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 1000, 1000), 40u);  // no queue
+  EXPECT_EQ(f.bic.epoch_start, 900u);                                         // epoch untouched
+  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 250, 1000), 10u);
+  EXPECT_EQ(f.bic.epoch_start, 0u);
+  EXPECT_EQ(f.bic.last_max_cwnd, 40u);
+  mltcp_reno_flow r;
+  mltcp_reno_flow_init(&r, 0, 1000);
+  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000), 40u);  // no iteration yet
+  mltcp_iter_hint(&r.it, 0, 100000, 1000);
+  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000), 10u);
+}

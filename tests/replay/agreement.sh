@@ -63,14 +63,20 @@ for algo in reno cubic dcqcn; do
 	"$replay" run-dp "$dir/$algo-events.bin" >"$dir/$algo-reference.bin"
 done
 # The sequences must exercise what they are meant to: F away from 1, losses
-# and timeouts changing the window, rate cuts and recoveries.
+# and timeouts changing the window, iterations starting from a drained
+# window (the start drain), rate cuts and recoveries.
 /usr/bin/python3 - "$dir" <<'PY'
 import struct, sys
 d = sys.argv[1]
 fmt = "<6IQQQ"
+TX_START, EVENT_SIZE = 2, 56
 for algo in ("reno", "cubic", "dcqcn"):
     raw = open("%s/%s-reference.bin" % (d, algo), "rb").read()
     recs = [struct.unpack_from(fmt, raw, o) for o in range(0, len(raw), 48)]
+    evs = open("%s/%s-events.bin" % (d, algo), "rb").read()
+    kinds = [struct.unpack_from("<I", evs, o)[0] for o in range(0, len(evs), EVENT_SIZE)]
+    drains = sum(1 for i in range(1, len(recs))
+                 if kinds[i] == TX_START and recs[i][1] < recs[i - 1][1])
     gains = {r[3] for r in recs}
     its = max(r[4] for r in recs)
     if algo == "dcqcn":
@@ -79,8 +85,9 @@ for algo in ("reno", "cubic", "dcqcn"):
         what = "%d gains, %d rates, %d iterations" % (len(gains), len(rates), its)
     else:
         cw = [r[1] for r in recs]
-        ok = len(gains) > 20 and max(cw) > 40 and min(cw) == 1 and its > 10
-        what = "%d gains, cwnd %d..%d, %d iterations" % (len(gains), min(cw), max(cw), its)
+        ok = len(gains) > 20 and max(cw) > 40 and min(cw) == 1 and its > 10 and drains > 5
+        what = "%d gains, cwnd %d..%d, %d iterations, %d drained starts" % (
+            len(gains), min(cw), max(cw), its, drains)
     print("     %s sequence: %d events, %s" % (algo, len(recs), what))
     if not ok:
         print("FAIL %s: the sequence does not exercise the policy" % algo)

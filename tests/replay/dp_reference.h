@@ -34,8 +34,11 @@ class Generator {
       DcqcnFlow(1);
       DcqcnFlow(0);
     } else {
-      WindowFlow(40, true);
-      WindowFlow(25, false);
+      WindowFlow(40, true, 150, 400);
+      WindowFlow(25, false, 150, 400);
+      // Iterations of many windows: the start drain acts on these
+      // (start_drain_windows), and seldom on the shorter ones above.
+      WindowFlow(12, true, 1500, 2500);
     }
     return out_;
   }
@@ -49,31 +52,37 @@ class Generator {
     e.now_us = now_;
     e.acked_total = acked_;
     e.srtt_us = srtt_;
+    e.min_rtt_us = min_rtt_;
     e.inflight_bytes = inflight_;
     e.rtt_us = -1;
     out_.push_back(e);
     return out_.back();
   }
 
-  // Linux-style smoothed RTT: EWMA 1/8 (ns-3's model keeps it the same way).
+  // Linux-style smoothed RTT: EWMA 1/8, and the smallest sample (ns-3's
+  // model keeps both the same way).
   void Sample(int32_t rtt) {
     if (rtt <= 0)
       return;
+    if (min_rtt_ == 0 || (uint32_t)rtt < min_rtt_)
+      min_rtt_ = (uint32_t)rtt;
     srtt_ = srtt_ == 0 ? (uint32_t)rtt : srtt_ - (srtt_ >> 3) + ((uint32_t)rtt >> 3);
   }
 
   // hello: the flow opens with a message of a segment or two, as the job
   // emulator's connections do; its first real iteration then has no size it
   // can trust and runs at the seed's ratio.
-  void WindowFlow(int iterations, bool hello) {
+  // An iteration is min_segs..max_segs segments.
+  void WindowFlow(int iterations, bool hello, uint32_t min_segs, uint32_t max_segs) {
     now_ += 1000;
     acked_ = 0;
     inflight_ = 0;
     srtt_ = 0;
+    min_rtt_ = 0;
     mltcp_dp_event& init = Emit(MLTCP_DP_INIT);
     init.bytes = algo_;
     init.seed = U(0, UINT32_MAX);
-    const uint64_t size = U(150, 400) * (uint64_t)MLTCP_DP_SEGMENT;
+    const uint64_t size = U(min_segs, max_segs) * (uint64_t)MLTCP_DP_SEGMENT;
     const uint32_t base_rtt = U(500, 3000);
     for (int i = 0; i < iterations; ++i) {
       now_ += U(20000, 120000);  // compute phase
@@ -165,6 +174,7 @@ class Generator {
   uint64_t acked_ = 0;
   uint32_t inflight_ = 0;
   uint32_t srtt_ = 0;
+  uint32_t min_rtt_ = 0;
 };
 
 // The core driven directly.
@@ -180,6 +190,13 @@ class Reference {
         if (algo_ == MLTCP_DP_CUBIC)
           mltcp_cubic_flow_tx_start(&cubic_, e.now_us);
         mltcp_iter_on_tx_start(&Iter(), &p_, e.acked_total, e.now_us, e.srtt_us);
+        mltcp_window_start(&w_, algo_ == MLTCP_DP_RENO
+                                    ? mltcp_reno_flow_start_cwnd(&reno_, &p_, w_.cwnd,
+                                                                 MLTCP_DP_SEGMENT, e.min_rtt_us,
+                                                                 e.srtt_us)
+                                    : mltcp_cubic_flow_start_cwnd(&cubic_, &p_, w_.cwnd,
+                                                                  MLTCP_DP_SEGMENT, e.min_rtt_us,
+                                                                  e.srtt_us));
         break;
       case MLTCP_DP_HINT:
         if (algo_ == MLTCP_DP_DCQCN)

@@ -21,7 +21,8 @@
  *             snd_nxt = snd_una + inflight_bytes; the tracker sees the ack,
  *             CUBIC the RTT sample, then congestion avoidance runs for
  *             acked_pkts segments if cwnd_limited
- *   TX_START  sending resumes with nothing in flight
+ *   TX_START  sending resumes with nothing in flight (the application
+ *             resumed: the start drain may act, with min_rtt_us and srtt_us)
  *   HINT      "an iteration of `bytes` starts now" (not on the kernel
  *             module, which has no hint interface)
  *   LOSS      fast retransmit: ssthresh from the congestion control, then
@@ -67,6 +68,8 @@ struct mltcp_dp_event {
 	__u32 inflight_bytes;	/* snd_nxt - snd_una */
 	__u32 cwnd_limited;	/* ACK: growth allowed; SENT: queue was empty */
 	__u32 seed;		/* INIT: the first iteration's seed (mltcp_iter_seed) */
+	__u32 min_rtt_us;	/* smallest RTT sample so far (tcp_min_rtt), 0: none */
+	__u32 reserved;		/* 0 */
 };
 
 struct mltcp_dp_decision {
@@ -81,7 +84,7 @@ struct mltcp_dp_decision {
 	__u64 target_bps;	/* DCQCN: R_T */
 };
 
-#define MLTCP_DP_EVENT_SIZE	48
+#define MLTCP_DP_EVENT_SIZE	56
 #define MLTCP_DP_DECISION_SIZE	48
 #define MLTCP_DP_INIT_CWND	10U
 #define MLTCP_DP_SEGMENT	1448U	/* bytes per segment where one is needed */

@@ -182,6 +182,7 @@ static void dp_set_state(struct sock *sk, const struct mltcp_dp_event *ev)
 	tp->snd_nxt = (u32)ev->acked_total + ev->inflight_bytes;
 	tp->tcp_mstamp = ev->now_us;
 	tp->srtt_us = ev->srtt_us << 3;
+	minmax_reset(&tp->rtt_min, tcp_jiffies32, ev->min_rtt_us ? ev->min_rtt_us : ~0U);
 	tp->mss_cache = MLTCP_DP_SEGMENT;
 	tp->packets_out = 0;
 	tp->chrono_type = TCP_CHRONO_UNSPEC;
