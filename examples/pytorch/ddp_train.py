@@ -130,9 +130,11 @@ def wait_for_go(args, rank):
     time.sleep(0.02)  # the launcher writes it atomically (rename); be safe
     with open(go) as f:
         t0 = int(f.read().strip())
-    while now_us() < t0:
-        time.sleep(min(0.01, (t0 - now_us()) / 1e6))
-    return t0
+    while True:
+        left_us = t0 - now_us()  # read once: the clock moves between two reads
+        if left_us <= 0:
+            return t0
+        time.sleep(min(0.01, left_us / 1e6))
 
 
 def main():
