@@ -122,6 +122,27 @@ std::string per_iteration_json(const std::vector<Iteration> &its)
 	return o + "]";
 }
 
+// The index of job `name` among `jobs`; a usage error naming `option` if
+// there is none.
+size_t job_index(const std::vector<JobIterations> &jobs, const std::string &name,
+		 const char *option)
+{
+	for (size_t j = 0; j < jobs.size(); j++)
+		if (jobs[j].job == name)
+			return j;
+	usage_error(std::string(option) + ": no job '" + name + "' in the CSV files");
+}
+
+// The one job of `file` (a rank, a run alone); IterationCsvError otherwise.
+JobIterations read_one_job(const std::string &file, const char *option)
+{
+	auto run = read_iteration_csv(file);
+	if (run.size() != 1)
+		throw IterationCsvError(file + ": " + option + " needs one job per file, it has " +
+					std::to_string(run.size()));
+	return std::move(run[0]);
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -191,18 +212,10 @@ int main(int argc, char **argv)
 				jobs.push_back(std::move(j));
 			}
 		for (const auto &[name, file] : ranks) {
-			JobIterations *job = nullptr;
-			for (auto &j : jobs)
-				if (j.job == name)
-					job = &j;
-			if (!job)
-				usage_error("--rank: no job '" + name + "' in the CSV files");
-			auto rank_jobs = read_iteration_csv(file);
-			if (rank_jobs.size() != 1)
-				throw IterationCsvError(file + ": --rank needs one job per file, it has " +
-							std::to_string(rank_jobs.size()));
+			JobIterations &job = jobs[job_index(jobs, name, "--rank")];
+			JobIterations rank = read_one_job(file, "--rank");
 			try {
-				add_rank_losses(*job, rank_jobs[0]);
+				add_rank_losses(job, rank);
 			} catch (const IterationCsvError &e) {
 				throw IterationCsvError(file + ": " + e.what());
 			}
@@ -212,31 +225,15 @@ int main(int argc, char **argv)
 		return kExitUsage;
 	}
 	std::vector<double> iso_us(jobs.size(), 0);
-	for (const auto &[name, us] : iso) {
-		bool found = false;
-		for (size_t j = 0; j < jobs.size(); j++)
-			if (jobs[j].job == name) {
-				iso_us[j] = us;
-				found = true;
-			}
-		if (!found)
-			usage_error("--iso: no job '" + name + "' in the CSV files");
-	}
+	for (const auto &[name, us] : iso)
+		iso_us[job_index(jobs, name, "--iso")] = us;
 	std::vector<IsoBySize> iso_by_size(jobs.size());
 	for (const auto &[name, file] : iso_runs) {
-		size_t j = 0;
-		while (j < jobs.size() && jobs[j].job != name)
-			j++;
-		if (j == jobs.size())
-			usage_error("--iso-run: no job '" + name + "' in the CSV files");
+		size_t j = job_index(jobs, name, "--iso-run");
 		if (iso_us[j] <= 0)
 			usage_error("--iso-run " + name + " needs --iso " + name + "=US");
 		try {
-			auto run = read_iteration_csv(file);
-			if (run.size() != 1)
-				throw IterationCsvError(file + ": --iso-run needs one job per file, it has " +
-							std::to_string(run.size()));
-			iso_by_size[j] = iso_size_means(run[0], warmup);
+			iso_by_size[j] = iso_size_means(read_one_job(file, "--iso-run"), warmup);
 		} catch (const IterationCsvError &e) {
 			fprintf(stderr, "mltcp-metrics: %s\n", e.what());
 			return kExitUsage;
