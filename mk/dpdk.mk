@@ -47,9 +47,10 @@ check-dpdk-full: cmake-build
 
 # The interleaving judgement (~3 min): both pairs, each on its testbed,
 # 5 (window) and 3 (rate) runs alternating with the base control; the MLTCP
-# control's median ratio at most the testbed's bound and the base control's
-# above it, the ECN path exercised in every run; skipped, with a message,
-# on a host too loaded to judge (a job alone too slow before or after).
+# control's median overlap (window) or ratio (rate) at most the testbed's
+# bound and the base control's above it, the ECN path exercised in every
+# run; skipped, with a message, on a host too loaded to judge (a job alone
+# too slow before or after).
 check-dpdk-interleave: cmake-build
 	MLTCP_DPDK_CHECK=1 $(ROOT)/tests/dpdk/interleave_test.sh $(BUILD)/cmake
 
