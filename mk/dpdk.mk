@@ -5,7 +5,7 @@
 # interleaving judgement through the userspace bottleneck switch: mltcp vs
 # reno and mltcp_dcqcn vs dcqcn (docs/dpdk.md, "Interleaving through the
 # switch").  Transfers are 1 GB per loss rate over memif, 256 MB over
-# af_packet (check-dpdk-full: 1 GB there too).  About 4 minutes in all.
+# af_packet (check-dpdk-full: 1 GB there too).  About 5 minutes in all.
 
 CHECK_TARGETS += check-dpdk
 DPDK_BIN      := $(BUILD)/cmake/dpdk_transport/mltcp-dpdk
@@ -45,8 +45,8 @@ check-dpdk-full: cmake-build
 	MLTCP_DPDK_BYTES="$(DPDK_1GB)" MLTCP_DPDK_BYTES_AF_PACKET="$(DPDK_1GB)" \
 	    $(ROOT)/tests/dpdk/transfer_test.sh $(DPDK_BIN) all
 
-# The interleaving judgement (~3 min): both pairs, each on its testbed,
-# 5 (window) and 3 (rate) runs alternating with the base control; the MLTCP
+# The interleaving judgement (~4 min): both pairs, each on its testbed,
+# 5 runs each alternating with the base control; the MLTCP
 # control's median overlap (window) or ratio (rate) at most the testbed's
 # bound and the base control's above it, the ECN path exercised in every
 # run; skipped, with a message, on a host too loaded to judge (a job alone
