@@ -249,12 +249,12 @@ done
 #   overlap (window testbed, iterations 5-14): the share of the two jobs'
 #     communication phases during which the other job communicated (0:
 #     apart, 1: together throughout).  A job alone varies by 10-20 % from
-#     one iteration to the next here (57-83 ms phases: with marks from 8
-#     KiB the halved window does not keep the link busy), so the isolated
+#     one iteration to the next here (57-83 ms phases), so the isolated
 #     time, and any ratio against it, moves by a few percent from one
 #     invocation to the next while the overlap does not depend on it.
-#     Measured (docs/dpdk.md, 4 December), single runs: reno 0.75-0.97,
-#     mltcp 0.03-0.26: bound 0.30.  MLTCP separates the jobs within 3-6
+#     Measured (docs/dpdk.md, 4 December), single runs: reno 0.42-0.98
+#     (medians of 5: 0.786-0.957), mltcp 0.00-0.28 (0.073-0.177): bound
+#     0.30.  MLTCP separates the jobs within 3-6
 #     iterations; where their phases then touch, they overlap by a few ms.
 # The median of 5 runs keeps one or two noisy runs from deciding.
 # Precondition: the transport must reach the bottleneck's rate, i.e. a job
