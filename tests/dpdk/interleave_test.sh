@@ -252,8 +252,8 @@ done
 #     one iteration to the next here (57-83 ms phases), so the isolated
 #     time, and any ratio against it, moves by a few percent from one
 #     invocation to the next while the overlap does not depend on it.
-#     Measured (docs/dpdk.md, 4 December), single runs: reno 0.42-0.98
-#     (medians of 5: 0.786-0.957), mltcp 0.00-0.28 (0.073-0.177): bound
+#     Measured (docs/dpdk.md, 4 December), single runs: reno 0.27-0.98
+#     (medians of 5: 0.786-0.957), mltcp 0.00-0.36 (0.073-0.198): bound
 #     0.30.  MLTCP separates the jobs within 3-6
 #     iterations; where their phases then touch, they overlap by a few ms.
 # The median of 5 runs keeps one or two noisy runs from deciding.
