@@ -73,13 +73,13 @@ trap "exit 130" INT TERM
 # pair is judged interleaved when the MLTCP control's median of the
 # JUDGED figure (ratio or overlap, see judge) is at most BOUND and the base
 # control's is above it; MAX_ISO_MS: a job alone must iterate within this
-# or the host is too loaded to judge (see the end); SW_CPU, RX_CPU,
-# JOB_CPU: the CPU of the switch, the receiver and the jobs (EAL -l;
-# empty: the EAL's default, the first CPU the process may use).
+# or the host is too loaded to judge (see the end); NET_CPU, JOB_CPU: the
+# CPU of the switch and the receiver, and of the jobs (EAL -l; empty: the
+# EAL's default, the first CPU the process may use).
 testbed() {
 	case $1 in
 	*dcqcn)
-		SW_CPU= RX_CPU= JOB_CPU=	# the EAL's default: every process on the first CPU
+		NET_CPU= JOB_CPU=	# the EAL's default: every process on the first CPU
 		TB=rate RATE=100000000 LINE_RATE=200000000 BUFFER=1000000 KMIN=25000 KMAX=125000
 		SW_ARGS=(--mark-on-dequeue) PROFILE=dpdk_pair_dcqcn GAP_US=40000
 		EMU_ARGS=(--hints --dcqcn-timer-us 1000 --dcqcn-byte-counter 25000 --dcqcn-g-inv 4)
@@ -93,7 +93,7 @@ testbed() {
 		[ "${MLTCP_DPDK_WINDOW_ECN:-1}" = 1 ] || { EMU_ARGS=(); SW_ARGS=(--no-ecn); }
 		ITERS=15 WARMUP=5 ISO_ITERS=12 ISO_WARMUP=4 RUNS=5 MAX_ISO_MS=180
 		JUDGED=overlap BOUND=0.30
-		SW_CPU=${CPUS[1]:-${CPUS[0]}} RX_CPU=${CPUS[1]:-${CPUS[0]}} JOB_CPU=${CPUS[0]} ;;
+		NET_CPU=${CPUS[1]:-${CPUS[0]}} JOB_CPU=${CPUS[0]} ;;
 	esac
 	RATE=${MLTCP_DPDK_RATE:-$RATE} LINE_RATE=${MLTCP_DPDK_LINE_RATE:-$LINE_RATE}
 	BUFFER=${MLTCP_DPDK_BUFFER:-$BUFFER} KMIN=${MLTCP_DPDK_KMIN:-$KMIN} KMAX=${MLTCP_DPDK_KMAX:-$KMAX}
@@ -119,14 +119,14 @@ run() {
 	testbed "$cc"
 	local s=$OUT/$name
 	"$SW" --bottleneck net_memif2 --rate $RATE --buffer $BUFFER --kmin $KMIN --kmax $KMAX \
-		--pmax 0.2 --idle-us 20 "${SW_ARGS[@]}" -- $EAL ${SW_CPU:+-l $SW_CPU} --file-prefix=$TAG-sw \
+		--pmax 0.2 --idle-us 20 "${SW_ARGS[@]}" -- $EAL ${NET_CPU:+-l $NET_CPU} --file-prefix=$TAG-sw \
 		--vdev=net_memif0,role=server,socket=/run/$TAG-a.sock \
 		--vdev=net_memif1,role=server,socket=/run/$TAG-b.sock \
 		--vdev=net_memif2,role=server,socket=/run/$TAG-r.sock >"$s-switch.log" 2>&1 &
 	local sw=$!; PIDS+=($sw)
 	wait_for "$s-switch.log" "3 ports" $sw 10 || { cat "$s-switch.log"; return 1; }
 	"$BIN" recv --local-ip 10.79.0.100 --conns "$n" --no-sha --idle-us 20 --hold --timeout 120 \
-		"${RECV_ARGS[@]}" -- $EAL ${RX_CPU:+-l $RX_CPU} --file-prefix=$TAG-rx \
+		"${RECV_ARGS[@]}" -- $EAL ${NET_CPU:+-l $NET_CPU} --file-prefix=$TAG-rx \
 		--vdev=net_memif0,role=client,socket=/run/$TAG-r.sock >"$s-recv.log" 2>&1 &
 	local rx=$!; PIDS+=($rx)
 	sleep 1
