@@ -284,13 +284,18 @@ MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
  * queue, so the drained window is the bandwidth-delay product); only the
  * standing queue goes.
  *
- * Only where an iteration is at least start_drain_windows windows:
- * the drained flows regrow the queue part within a few RTTs of their
+ * Only where an iteration is at least start_drain_windows drained windows,
+ * i.e. lasts that many round trips at the rate the path holds without a
+ * queue: the drained flows regrow the queue part within a few RTTs of their
  * phase, and their losses, which the scaled decrease needs to tell two
- * jobs apart, still come.  Where a phase is only a few windows (a real RTT:
- * the VM rig's phases are 5.5), regrowing takes the whole phase, the flows
- * stopped losing at all and two jobs stayed collided (docs/design.md, "The
- * start of an iteration").  Off with MLTCP off, for a flow without
+ * jobs apart, still come.  Where a phase is only a few round trips (a real
+ * RTT: the VM rig's phases are about 10 of its drained window), regrowing
+ * takes the whole phase, the flows stopped losing at all and two jobs
+ * stayed collided (docs/design.md, "The start of an iteration").  The bound
+ * counts drained windows, not cwnd: a window carried with a large queue
+ * would otherwise exempt exactly the flows with the most queue to land on
+ * the running phase (a striped job's connections whose window had grown
+ * past an eighth of their iteration).  Off with MLTCP off, for a flow without
  * iteration structure (a bulk flow stays its base), without an RTT sample
  * or an MSS, and mid-iteration.
  */
@@ -303,11 +308,12 @@ MLTCP_INLINE __u32 mltcp_start_cwnd(const struct mltcp_iter *it, const struct ml
 	    min_rtt_us == 0 || srtt_us <= min_rtt_us || cwnd <= MLTCP_RECOVERY_WINDOW ||
 	    mltcp_iter_ratio(it) == MLTCP_RATIO_NONE)
 		return cwnd;
-	windows = mltcp_mul_sat_u64((__u64)cwnd * mss, p->start_drain_windows);
-	if (it->bytes_per_iter < windows)
-		return cwnd;	/* a phase of a few windows: its losses are needed */
 	w = MLTCP_DIV64((__u64)cwnd * min_rtt_us, srtt_us);	/* < cwnd: srtt > min_rtt */
-	return (__u32)mltcp_max_u64(w, MLTCP_RECOVERY_WINDOW);
+	w = mltcp_max_u64(w, MLTCP_RECOVERY_WINDOW);
+	windows = mltcp_mul_sat_u64(w * mss, p->start_drain_windows);
+	if (it->bytes_per_iter < windows)
+		return cwnd;	/* a phase of a few round trips: its losses are needed */
+	return (__u32)w;
 }
 
 /* CUBIC's ca->cnt after MLTCP scaling (applied before its own max(cnt, 2)). */

@@ -7,6 +7,7 @@
 //   when off or neutral; the cached Reno path consistent with its cached F;
 //   DCQCN min <= R_C <= line, R_T <= line, alpha <= 1.
 // ASan and UBSan turn any overflow or out-of-bounds into a crash.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -134,10 +135,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         Check(start <= cwnd, "start drain raised the window");
         Check(start >= (cwnd < MLTCP_RECOVERY_WINDOW ? cwnd : MLTCP_RECOVERY_WINDOW),
               "start drain below the recovery window");
-        if (!p.enabled || !p.start_drain_windows || it.iter_bytes ||
-            mltcp_iter_ratio(&it) == MLTCP_RATIO_NONE ||
-            (unsigned __int128)it.bytes_per_iter < (unsigned __int128)cwnd * mss * p.start_drain_windows)
+        const bool off = !p.enabled || !p.start_drain_windows || it.iter_bytes || mss == 0 ||
+                         min_rtt == 0 || srtt <= min_rtt || cwnd <= MLTCP_RECOVERY_WINDOW ||
+                         mltcp_iter_ratio(&it) == MLTCP_RATIO_NONE;
+        const uint64_t drained =
+            std::max<uint64_t>((uint64_t)cwnd * min_rtt / (srtt ? srtt : 1), MLTCP_RECOVERY_WINDOW);
+        if (off || (unsigned __int128)it.bytes_per_iter <
+                       (unsigned __int128)drained * mss * p.start_drain_windows)
           Check(start == cwnd, "start drain acted while off, mid-iteration, without structure or in a short phase");
+        else
+          Check(start == drained, "start drain is not cwnd * min_rtt / srtt (at least 4)");
         break;
       }
       case 2: {  // application hint of any size

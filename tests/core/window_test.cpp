@@ -360,10 +360,10 @@ TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
 
 // The start drain: at the first transmit start of an iteration the window
 // falls to cwnd * min_rtt / srtt, at least 4 segments, never up.  Segments
-// of 100 bytes: a 100000-byte iteration is 25 windows of 40.
+// of 100 bytes: a 100000-byte iteration is 50 drained windows of 20.
 TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
   Driver d;
-  ASSERT_EQ(d.p.start_drain_windows, 8u);
+  ASSERT_EQ(d.p.start_drain_windows, 16u);
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);  // no iteration yet
   mltcp_iter_hint(&d.it, d.acked, 100000, d.now);
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);   // half of srtt was queue
@@ -378,7 +378,7 @@ TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 0xffffffffu, 1000), 40u);  // the kernel's "none"
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 0, 500, 1000), 40u);     // no MSS
   // Extremes stay exact in 64 bits: (x + 1)(x - 1) / x rounds down to x - 1,
-  // and cwnd * mss * 16 saturates (it would wrap to a small product).
+  // and drained window * mss * 16 saturates (it would wrap to a small product).
   d.it.bytes_per_iter = MLTCP_U64_MAX;
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 0xffffffffu, 1, 0xfffffffdu, 0xfffffffeu), 0xfffffffdu);
   d.it.bytes_per_iter = 1ULL << 40;
@@ -390,25 +390,28 @@ TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
   d.p.enabled = 1;
   d.p.start_drain_windows = 0;
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
-  d.p.start_drain_windows = 8;
+  d.p.start_drain_windows = 16;
   // Mid-iteration (a pause between buckets): the window stays.
   d.Phase(1000, 1000);
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
 }
 
-// Only where an iteration is at least start_drain_windows windows: a phase
-// of a few windows (a real RTT) needs the losses that a drained window would
-// not reach.
-TEST(StartDrain, OnlyWhereAnIterationIsLongEnoughInWindows) {
+// Only where an iteration lasts at least start_drain_windows round trips at
+// the drained window: a phase of a few round trips (a real RTT) needs the
+// losses that a drained window would not reach.  The bound counts drained
+// windows, so a window carried with a large queue is drained, not exempted.
+TEST(StartDrain, OnlyWhereAnIterationIsLongEnoughInDrainedWindows) {
   Driver d;
-  mltcp_iter_hint(&d.it, d.acked, 5500, d.now);                       // the VM rig: 5.5 windows
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 10, 100, 500, 1000), 10u);  // at the default, 8
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 6, 100, 500, 1000), 4u);    // 9.2 windows of 600
+  mltcp_iter_hint(&d.it, d.acked, 10000, d.now);                        // the VM rig: ~10 drained windows
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 20, 100, 500, 1000), 20u);   // 10 of 1000: exempt
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 100, 1000), 4u);    // 90% queue: 25 of 400
+  d.p.start_drain_windows = 8;
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 20, 100, 500, 1000), 10u);   // 10 of 1000 at 8
   d.p.start_drain_windows = 16;
   mltcp_iter_hint(&d.it, d.acked, 64000, d.now);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);  // 16 windows of 4000
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 41, 100, 500, 1000), 41u);  // 15.6 windows of 4100
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 101, 500, 1000), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 80, 100, 500, 1000), 40u);   // 16 windows of 4000
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 82, 100, 500, 1000), 82u);   // 15.6 windows of 4100
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 80, 101, 500, 1000), 80u);
 }
 
 // Detected iterations: the drain acts once the size is known and at the

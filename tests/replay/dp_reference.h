@@ -36,8 +36,8 @@ class Generator {
     } else {
       WindowFlow(40, true, 150, 400);
       WindowFlow(25, false, 150, 400);
-      // Iterations of many windows: the start drain acts on these
-      // (start_drain_windows), and seldom on the shorter ones above.
+      // Iterations of many windows, on which the start drain acts
+      // (start_drain_windows).
       WindowFlow(12, true, 1500, 2500);
     }
     return out_;
