@@ -273,33 +273,11 @@ done
 # docs/dpdk.md), so the judgement is then skipped with a message; the
 # isolated runs are repeated after the pairs to catch load that started
 # during them.
-passes() {	# passes BASE VARIANT: the rule above, on the medians so far
+passes() {	# passes BASE VARIANT: the rule above on the medians so far; sets
+		# mb, mv (the JUDGED medians), runs_b, runs_v, rb, rv; 1: the bound
+		# part fails, 2: the ratio part
 	local base=$1 var=$2
 	testbed "$var"
-	if [ $JUDGED = ratio ]; then
-		mb=${MEDIAN_RATIO[$base]} mv=${MEDIAN_RATIO[$var]}
-	else
-		mb=${MEDIAN_OVERLAP[$base]} mv=${MEDIAN_OVERLAP[$var]}
-	fi
-	awk -v v="$mv" -v b="$mb" -v k=$BOUND -v rv="${MEDIAN_RATIO[$var]}" -v rb="${MEDIAN_RATIO[$base]}" \
-		'BEGIN { exit !(v <= k && b > k && rv < rb) }'
-}
-
-judge() {	# judge BASE VARIANT
-	local base=$1 var=$2 mb mv rb rv runs_b runs_v slow r
-	testbed "$var"
-	[ -n "${MEDIAN_RATIO[$base]:-}" ] && [ -n "${MEDIAN_RATIO[$var]:-}" ] || return 0
-	if ! passes "$base" "$var"; then
-		echo "note interleave $TB: after $RUNS runs each, $var median $JUDGED $mv and $base $mb" \
-		     "(median ratios ${MEDIAN_RATIO[$var]} and ${MEDIAN_RATIO[$base]}): $RUNS more runs each"
-		for ((r = RUNS + 1; r <= 2 * RUNS; r++)); do
-			pair "$base" $r && pair "$var" $r ||
-				{ echo "FAIL interleave $TB: a pair run failed"; return 1; }
-		done
-		summarise "$base"
-		summarise "$var"
-		testbed "$var"
-	fi
 	rb=${MEDIAN_RATIO[$base]} rv=${MEDIAN_RATIO[$var]}
 	if [ $JUDGED = ratio ]; then
 		mb=$rb mv=$rv runs_b=${RATIOS[$base]} runs_v=${RATIOS[$var]}
@@ -307,6 +285,25 @@ judge() {	# judge BASE VARIANT
 		mb=${MEDIAN_OVERLAP[$base]} mv=${MEDIAN_OVERLAP[$var]}
 		runs_b=${OVERLAPS[$base]} runs_v=${OVERLAPS[$var]}
 	fi
+	awk -v v="$mv" -v b="$mb" -v k=$BOUND 'BEGIN { exit !(v <= k && b > k) }' || return 1
+	awk -v v="$rv" -v b="$rb" 'BEGIN { exit !(v < b) }' || return 2
+}
+
+judge() {	# judge BASE VARIANT
+	local base=$1 var=$2 mb mv rb rv runs_b runs_v slow r verdict=0
+	testbed "$var"
+	[ -n "${MEDIAN_RATIO[$base]:-}" ] && [ -n "${MEDIAN_RATIO[$var]:-}" ] || return 0
+	if ! passes "$base" "$var"; then
+		echo "note interleave $TB: after $RUNS runs each, $var median $JUDGED $mv and $base $mb" \
+		     "(median ratios $rv and $rb): $RUNS more runs each"
+		for ((r = RUNS + 1; r <= 2 * RUNS; r++)); do
+			pair "$base" $r && pair "$var" $r ||
+				{ echo "FAIL interleave $TB: a pair run failed"; return 1; }
+		done
+		summarise "$base"
+		summarise "$var"
+	fi
+	passes "$base" "$var" || verdict=$?
 	declare -A ISO_BEFORE=([$base]=${ISO[$base]} [$var]=${ISO[$var]})
 	isolated "$var" "$var-after" || { echo "FAIL interleave: the isolated run after the pairs failed"; return 1; }
 	slow=$(awk -v a="${ISO_BEFORE[$var]}" -v b="${ISO[$var]}" -v r="${ISO_BEFORE[$base]}" -v lim=$MAX_ISO_MS \
@@ -314,11 +311,11 @@ judge() {	# judge BASE VARIANT
 	if [ -n "$slow" ]; then
 		echo "SKIP interleave $TB: a job alone took $slow ms per iteration (> $MAX_ISO_MS): the host" \
 		     "is too loaded to judge interleaving ($var median $JUDGED $mv, $base $mb)"
-	elif ! awk -v v="$mv" -v b="$mb" -v k=$BOUND 'BEGIN { exit !(v <= k && b > k) }'; then
+	elif [ $verdict = 1 ]; then
 		echo "FAIL interleave $TB: $var median $JUDGED $mv (runs:$runs_v), $base $mb" \
 		     "(runs:$runs_b); need $var <= $BOUND < $base"
 		return 1
-	elif ! awk -v v="$rv" -v b="$rb" 'BEGIN { exit !(v < b) }'; then
+	elif [ $verdict = 2 ]; then
 		echo "FAIL interleave $TB: $var median ratio $rv (runs:${RATIOS[$var]}) not below" \
 		     "$base's $rb (runs:${RATIOS[$base]})"
 		return 1
