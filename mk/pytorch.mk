@@ -8,7 +8,8 @@
 #   make bench-pytorch   two identical DDP jobs (and small buckets, and with
 #                        hints) x cubic reno mltcp mltcp_cubic x PT_REPS, on the
 #                        testbed (10-20 min); PT_REPS, PT_ITERATIONS, PT_MIXES,
-#                        PT_CCS select the runs
+#                        PT_CCS select the runs; PT_ARGS adds options
+#                        (e.g. PT_ARGS="--param start_drain_windows=0")
 
 # python3-torch is in debian/control's Build-Depends (<!nocheck>).
 CHECK_TARGETS += check-pytorch
@@ -17,6 +18,7 @@ PT_REPS       ?= 5
 PT_ITERATIONS ?= 18
 PT_MIXES      ?= two_identical small_buckets two_identical_hint
 PT_CCS        ?= cubic reno mltcp mltcp_cubic
+PT_ARGS       ?=
 BENCH_PT_OUT  ?= $(BUILD)/bench-pytorch/$(shell date -u +%Y%m%d-%H%M%S)
 
 .PHONY: check-pytorch bench-pytorch
@@ -30,4 +32,4 @@ bench-pytorch: cmake-build
 	    /usr/bin/python3 \
 	    $(ROOT)/examples/pytorch/bench.py --out $(BENCH_PT_OUT) --reps $(PT_REPS) \
 	    --iterations $(PT_ITERATIONS) --mixes "$(PT_MIXES)" --ccs "$(PT_CCS)" \
-	    --mltcpctl $(BUILD)/cmake/tools/mltcpctl/mltcpctl
+	    --mltcpctl $(BUILD)/cmake/tools/mltcpctl/mltcpctl $(PT_ARGS)

@@ -164,6 +164,8 @@ def main():
     ap.add_argument("--ccs", default=" ".join(CCS))
     ap.add_argument("--timeout", type=float, default=180.0, help="per run, seconds")
     ap.add_argument("--mltcpctl", required=True)
+    ap.add_argument("--param", action="append", default=[], metavar="K=V",
+                    help="mltcpctl set K=V before the runs (repeatable), as interleave.py's")
     ap.add_argument("--no-plots", action="store_true")
     args = ap.parse_args()
     mixes, ccs = args.mixes.split(), args.ccs.split()
@@ -186,7 +188,7 @@ def main():
         raise KeyboardInterrupt("signal %d" % signum)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        with launch.Session(2, args.mltcpctl) as s:
+        with launch.Session(2, args.mltcpctl, params=args.param) as s:
             iso = measure_isolated(s, args, ccs, mixes)
             for rep in range(1, args.reps + 1):
                 for mix in mixes:

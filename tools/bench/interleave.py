@@ -183,17 +183,38 @@ def stop_children():
 
 class Mltcp:
     """Loads MLTCP's BPF congestion controls through mltcpctl for the run and
-    unloads them at the end, unless they were already registered."""
+    unloads them at the end, unless they were already registered; then the
+    parameters it set are put back to what they were."""
 
     def __init__(self, mltcpctl, params):
         self.mltcpctl = mltcpctl
         self.params = params
         self.loaded_by_us = False
+        self.restore = []       # k=v of the host's values that params changed
+
+    def current_params(self):
+        """The running parameters (mltcpctl status's "parameters:" lines)."""
+        r = run([self.mltcpctl, "status"], check=False)
+        if r.returncode != 0:
+            die("mltcpctl status failed: %s" % (r.stderr or r.stdout).strip())
+        vals, inside = {}, False
+        for line in r.stdout.splitlines():
+            if line.startswith("parameters:"):
+                inside = True
+            elif inside and line.startswith("  "):
+                f = line.split()
+                if len(f) >= 2 and f[1].isdigit():
+                    vals[f[0]] = f[1]
+        return vals
 
     def ensure(self):
         avail = available_ccs()
         if "mltcp" in avail and "mltcp_cubic" in avail:
             log("mltcp: already registered (not loading, will not unload)")
+            if self.params:
+                old = self.current_params()
+                keys = [kv.split("=", 1)[0] for kv in self.params]
+                self.restore = ["%s=%s" % (k, old[k]) for k in keys if k in old]
         else:
             if not self.mltcpctl or not os.access(self.mltcpctl, os.X_OK):
                 die("mltcp not registered: run mltcpctl load (mltcpctl not found at %r; "
@@ -214,6 +235,12 @@ class Mltcp:
             log("mltcp: set %s" % kv)
 
     def release(self):
+        if self.restore:
+            r = run([self.mltcpctl, "set"] + self.restore, check=False)
+            log("mltcp: parameters put back (%s)" % " ".join(self.restore) if r.returncode == 0
+                else "mltcp: putting back %s FAILED: %s" % (" ".join(self.restore),
+                                                           (r.stderr or r.stdout).strip()))
+            self.restore = []
         if self.loaded_by_us:
             r = run([self.mltcpctl, "unload"], check=False)
             log("mltcp: unloaded" if r.returncode == 0 else
@@ -1145,7 +1172,8 @@ def main():
     ap.add_argument("--testbed", default="",
                     help="extra options for mltcp-testbed up, e.g. '--limit 64kb'")
     ap.add_argument("--param", action="append", default=[],
-                    help="mltcpctl set k=v before the runs (repeatable)")
+                    help="mltcpctl set k=v before the runs (repeatable; the values found are "
+                         "put back at the end when MLTCP was already loaded)")
     ap.add_argument("--demo", action="store_true", help="before/after table for make demo")
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--report", action="store_true",
