@@ -59,7 +59,7 @@
 	  "1: a flow's first iteration (unsized, or from its first hint to the next; not for a hinted DCQCN QP) runs at a random bytes ratio (breaks ties); 0: no stand-in") \
 	X(__u32, normalize, "0/1", 1, 0, 1,				\
 	  "1: F times the base's norm, so that a window flow is as aggressive as its base on average; 0: F as given") \
-	X(__u32, start_drain_windows, "windows", 16, 0, 1024,		\
+	X(__u32, start_drain_windows, "windows", 32, 0, 1024,		\
 	  "an iteration of at least this many drained windows starts from the part of the window that was not queue (the drained window: cwnd * min_rtt / srtt, at least 4 segments; ssthresh too); 0: off, the window carries over")
 
 /* DCQCN (Zhu et al., SIGCOMM 2015); defaults are the paper's 40 Gbit/s

@@ -360,12 +360,12 @@ TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
 
 // The start drain: at the first transmit start of an iteration the window
 // falls to cwnd * min_rtt / srtt, at least 4 segments, never up.  Segments
-// of 100 bytes: a 100000-byte iteration is 50 drained windows of 20.
+// of 100 bytes: a 200000-byte iteration is 100 drained windows of 20.
 TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
   Driver d;
-  ASSERT_EQ(d.p.start_drain_windows, 16u);
+  ASSERT_EQ(d.p.start_drain_windows, 32u);
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);  // no iteration yet
-  mltcp_iter_hint(&d.it, d.acked, 100000, d.now);
+  mltcp_iter_hint(&d.it, d.acked, 200000, d.now);
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);   // half of srtt was queue
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 999, 1000), 39u);   // 39.96: rounds down
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 30, 100, 100, 1000), 4u);    // 3, raised to the floor
@@ -378,19 +378,19 @@ TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 0xffffffffu, 1000), 40u);  // the kernel's "none"
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 0, 500, 1000), 40u);     // no MSS
   // Extremes stay exact in 64 bits: (x + 1)(x - 1) / x rounds down to x - 1,
-  // and drained window * mss * 16 saturates (it would wrap to a small product).
+  // and drained window * mss * the bound saturates (it would wrap to a small product).
   d.it.bytes_per_iter = MLTCP_U64_MAX;
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 0xffffffffu, 1, 0xfffffffdu, 0xfffffffeu), 0xfffffffdu);
   d.it.bytes_per_iter = 1ULL << 40;
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 0xffffffffu, 0xffffffffu, 500, 1000), 0xffffffffu);
-  d.it.bytes_per_iter = 100000;
+  d.it.bytes_per_iter = 200000;
   // Off: MLTCP off, the parameter off.
   d.p.enabled = 0;
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
   d.p.enabled = 1;
   d.p.start_drain_windows = 0;
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
-  d.p.start_drain_windows = 16;
+  d.p.start_drain_windows = 32;
   // Mid-iteration (a pause between buckets): the window stays.
   d.Phase(1000, 1000);
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
@@ -402,9 +402,11 @@ TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
 // windows, so a window carried with a large queue is drained, not exempted.
 TEST(StartDrain, OnlyWhereAnIterationIsLongEnoughInDrainedWindows) {
   Driver d;
-  mltcp_iter_hint(&d.it, d.acked, 10000, d.now);                        // the VM rig: ~10 drained windows
+  mltcp_iter_hint(&d.it, d.acked, 10000, d.now);                        // the VM rig: ~10-25 drained windows
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 20, 100, 500, 1000), 20u);   // 10 of 1000: exempt
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 100, 1000), 4u);    // 90% queue: 25 of 400
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 100, 1000), 40u);   // 25 of 400: exempt at 32
+  d.p.start_drain_windows = 16;
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 100, 1000), 4u);    // 90% queue: 25 of 400 at 16
   d.p.start_drain_windows = 8;
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 20, 100, 500, 1000), 10u);   // 10 of 1000 at 8
   d.p.start_drain_windows = 16;

@@ -35,7 +35,7 @@ write_param() { echo "$2" >"$P/$1" 2>/dev/null; }
 t_params() {
 	for kv in slope=1536 intercept=256 gain_min=64 gain_max=4096 \
 		  idle_min_us=2000 idle_max_us=50000 idle_rtt_mult=8 scale_decrease=1 \
-		  tail_windows=2 tail_share=64 first_seed=1 normalize=1 start_drain_windows=16 enabled=1; do
+		  tail_windows=2 tail_share=64 first_seed=1 normalize=1 start_drain_windows=32 enabled=1; do
 		[ "$(cat "$P/${kv%%=*}")" = "${kv#*=}" ] || { echo "default ${kv}: $(cat "$P/${kv%%=*}")"; return 1; }
 	done
 	write_param slope 1024 && [ "$(cat $P/slope)" = 1024 ] || return 1
