@@ -402,7 +402,7 @@ TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
 // windows, so a window carried with a large queue is drained, not exempted.
 TEST(StartDrain, OnlyWhereAnIterationIsLongEnoughInDrainedWindows) {
   Driver d;
-  mltcp_iter_hint(&d.it, d.acked, 10000, d.now);                        // the VM rig: ~10-25 drained windows
+  mltcp_iter_hint(&d.it, d.acked, 10000, d.now);                        // 10-25 drained windows: a real RTT
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 20, 100, 500, 1000), 20u);   // 10 of 1000: exempt
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 100, 1000), 40u);   // 25 of 400: exempt at 32
   d.p.start_drain_windows = 16;
