@@ -292,11 +292,11 @@ MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
  * RTT: a VM rig phase of 180 KB is about 9 drained windows, 31 at the
  * 4-segment floor), regrowing takes most of the phase, the flows lose late
  * or not at all and two jobs stay collided longer (docs/design.md, "The
- * start of an iteration"); at 32 no VM phase is drained and every host
- * phase is.  The bound counts drained windows, not cwnd: a window carried
- * with a large queue would otherwise exempt exactly the flows with the most
- * queue to land on the running phase (a striped job's connections whose
- * window had grown past an eighth of their iteration).  Off with MLTCP off,
+ * start of an iteration"); at 32 no VM phase is drained and nearly every
+ * host phase is.  The bound counts drained windows, not cwnd: a window
+ * carried with a large queue would otherwise exempt exactly the flows with
+ * the most queue to land on the running phase (a striped job's connections
+ * whose window had grown past an eighth of their iteration).  Off with MLTCP off,
  * for a flow without iteration structure (a bulk flow stays its base),
  * without an RTT sample or an MSS, and mid-iteration.
  */
