@@ -210,8 +210,11 @@ class Mltcp:
     def ensure(self):
         avail = available_ccs()
         if "mltcp" in avail and "mltcp_cubic" in avail:
-            log("mltcp: already registered (not loading, will not unload)")
-            if self.params:
+            if not self.loaded_by_us:
+                log("mltcp: already registered (not loading, will not unload)")
+            # Once per session: a launcher calls ensure() for every run, and
+            # from the second on the values found are those params set.
+            if self.params and not self.restore and not self.loaded_by_us:
                 old = self.current_params()
                 keys = [kv.split("=", 1)[0] for kv in self.params]
                 self.restore = ["%s=%s" % (k, old[k]) for k in keys if k in old]
