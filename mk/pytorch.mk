@@ -8,8 +8,8 @@
 #   make bench-pytorch   two identical DDP jobs (and small buckets, and with
 #                        hints) x cubic reno mltcp mltcp_cubic x PT_REPS, on the
 #                        testbed (10-20 min); PT_REPS, PT_ITERATIONS, PT_MIXES,
-#                        PT_CCS select the runs; PT_ARGS adds options
-#                        (e.g. PT_ARGS="--param start_drain_windows=0")
+#                        PT_CCS select the runs; MLTCP_PARAMS="k=v ..." sets
+#                        runtime parameters, as for bench-interleave
 
 # python3-torch is in debian/control's Build-Depends (<!nocheck>).
 CHECK_TARGETS += check-pytorch
@@ -18,7 +18,7 @@ PT_REPS       ?= 5
 PT_ITERATIONS ?= 18
 PT_MIXES      ?= two_identical small_buckets two_identical_hint
 PT_CCS        ?= cubic reno mltcp mltcp_cubic
-PT_ARGS       ?=
+MLTCP_PARAMS  ?=
 BENCH_PT_OUT  ?= $(BUILD)/bench-pytorch/$(shell date -u +%Y%m%d-%H%M%S)
 
 .PHONY: check-pytorch bench-pytorch
@@ -32,4 +32,5 @@ bench-pytorch: cmake-build
 	    /usr/bin/python3 \
 	    $(ROOT)/examples/pytorch/bench.py --out $(BENCH_PT_OUT) --reps $(PT_REPS) \
 	    --iterations $(PT_ITERATIONS) --mixes "$(PT_MIXES)" --ccs "$(PT_CCS)" \
-	    --mltcpctl $(BUILD)/cmake/tools/mltcpctl/mltcpctl $(PT_ARGS)
+	    --mltcpctl $(BUILD)/cmake/tools/mltcpctl/mltcpctl \
+	    $(foreach p,$(MLTCP_PARAMS),--param $(p))
