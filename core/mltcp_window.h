@@ -296,8 +296,8 @@ MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
  * host phase is.  The bound counts drained windows, not cwnd: a window
  * carried with a large queue would otherwise exempt exactly the flows with
  * the most queue to land on the running phase (a striped job's connections
- * whose window had grown past an eighth of their iteration).  Off with MLTCP off,
- * for a flow without iteration structure (a bulk flow stays its base),
+ * whose window had grown past an eighth of their iteration).  Off with MLTCP
+ * off, for a flow without iteration structure (a bulk flow stays its base),
  * without an RTT sample or an MSS, and mid-iteration.
  */
 MLTCP_INLINE __u32 mltcp_start_cwnd(const struct mltcp_iter *it, const struct mltcp_params *p,

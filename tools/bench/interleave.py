@@ -190,6 +190,7 @@ class Mltcp:
         self.mltcpctl = mltcpctl
         self.params = params
         self.loaded_by_us = False
+        self.configured = False  # params applied (once per session, not per run)
         self.restore = []       # k=v of the host's values that params changed
 
     def current_params(self):
@@ -210,14 +211,8 @@ class Mltcp:
     def ensure(self):
         avail = available_ccs()
         if "mltcp" in avail and "mltcp_cubic" in avail:
-            if not self.loaded_by_us:
+            if not self.configured and not self.loaded_by_us:
                 log("mltcp: already registered (not loading, will not unload)")
-            # Once per session: a launcher calls ensure() for every run, and
-            # from the second on the values found are those params set.
-            if self.params and not self.restore and not self.loaded_by_us:
-                old = self.current_params()
-                keys = [kv.split("=", 1)[0] for kv in self.params]
-                self.restore = ["%s=%s" % (k, old[k]) for k in keys if k in old]
         else:
             if not self.mltcpctl or not os.access(self.mltcpctl, os.X_OK):
                 die("mltcp not registered: run mltcpctl load (mltcpctl not found at %r; "
@@ -231,11 +226,23 @@ class Mltcp:
             if "mltcp" not in avail or "mltcp_cubic" not in avail:
                 die("mltcpctl load succeeded but %s lists: %s" % (AVAIL_CC, " ".join(avail)))
             log("mltcp: loaded with %s load --variant all" % self.mltcpctl)
-        for kv in self.params:
-            r = run([self.mltcpctl, "set", kv], check=False)
-            if r.returncode != 0:
-                die("mltcpctl set %s failed: %s" % (kv, (r.stderr or r.stdout).strip()))
-            log("mltcp: set %s" % kv)
+        # A launcher calls ensure() for every run; the parameters are set
+        # once, after the values they replace were read (an MLTCP this
+        # session loaded is unloaded at the end, so nothing to put back).
+        if self.configured:
+            return
+        self.configured = True
+        if not self.params:
+            return
+        if not self.loaded_by_us:
+            old = self.current_params()
+            keys = [kv.split("=", 1)[0] for kv in self.params]
+            self.restore = ["%s=%s" % (k, old[k]) for k in keys if k in old]
+        r = run([self.mltcpctl, "set"] + self.params, check=False)
+        if r.returncode != 0:
+            die("mltcpctl set %s failed: %s" % (" ".join(self.params),
+                                                 (r.stderr or r.stdout).strip()))
+        log("mltcp: set %s" % " ".join(self.params))
 
     def release(self):
         if self.restore:
@@ -244,6 +251,7 @@ class Mltcp:
                 else "mltcp: putting back %s FAILED: %s" % (" ".join(self.restore),
                                                            (r.stderr or r.stdout).strip()))
             self.restore = []
+        self.configured = False
         if self.loaded_by_us:
             r = run([self.mltcpctl, "unload"], check=False)
             log("mltcp: unloaded" if r.returncode == 0 else
