@@ -546,7 +546,8 @@ void BPF_PROG(mltcp_reno_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 	if (ev == CA_EVENT_TX_START && mltcp_track_tx_start(sk, &ca->f.it))
 		mltcp_start_window(tp, mltcp_reno_flow_start_cwnd(&ca->f, &mltcp_cfg, tp->snd_cwnd,
 								  tp->mss_cache, mltcp_min_rtt_us(tp),
-								  tp->srtt_us >> 3));
+								  tp->srtt_us >> 3, tp->bytes_acked,
+								  tp->bytes_received));
 }
 
 SEC("struct_ops/mltcp_reno_pkts_acked")
@@ -622,7 +623,8 @@ void BPF_PROG(mltcp_cubic_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 	if (mltcp_track_tx_start(sk, &ca->f.it))
 		mltcp_start_window(tp, mltcp_cubic_flow_start_cwnd(&ca->f, &mltcp_cfg, tp->snd_cwnd,
 								   tp->mss_cache, mltcp_min_rtt_us(tp),
-								   tp->srtt_us >> 3));
+								   tp->srtt_us >> 3, tp->bytes_acked,
+								   tp->bytes_received));
 }
 
 SEC("struct_ops/mltcp_cubic_cong_avoid")

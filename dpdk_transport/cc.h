@@ -72,6 +72,9 @@ struct TxStartSample {
 	uint32_t min_rtt_us;		// smallest RTT sample, 0: none
 	uint32_t mss_bytes;		// payload bytes per packet; 0: unknown,
 					// no start drain (mltcp_start_cwnd)
+	uint64_t received_bytes_total;	// cumulative payload bytes received
+					// from the peer (no start drain for a
+					// two-way connection)
 };
 
 // Iteration statistics, the same fields as `mltcpctl stats`.

@@ -760,7 +760,7 @@ void Connection::Output(uint64_t now_ns, PacketSink *sink)
 		}
 		if (inflight_.empty()) {
 			cc_.OnTxStart({now_ns, bytes_acked_total_, (uint32_t)(srtt_ns_ / kNsPerUs),
-				       min_rtt_us_, cfg_.mss});
+				       min_rtt_us_, cfg_.mss, st_.bytes_delivered});
 			uint64_t idle = now_ns - last_send_ns_;
 			uint64_t restart_ns = std::max(rto_ns_, cfg_.idle_restart_min_ns);
 			if (last_send_ns_ && idle > restart_ns)

@@ -14,7 +14,9 @@
  *   cwnd_event(TX_START)   -> mltcp_cubic_flow_tx_start (CUBIC's epoch),
  *                             mltcp_iter_on_tx_start(..., srtt_us), then
  *                             the window the iteration starts with
- *                             (mltcp_*_flow_start_cwnd, tcp_min_rtt)
+ *                             (mltcp_*_flow_start_cwnd: tcp_min_rtt, and
+ *                             bytes_acked, bytes_received for a two-way
+ *                             connection)
  *   cong_avoid             -> tcp_slow_start(), then tcp_cong_avoid_ai(tp,
  *                             mltcp_reno_flow_ai_w / mltcp_cubic_flow_ai_w)
  *   ssthresh               -> mltcp_reno_flow_ssthresh / mltcp_cubic_flow_ssthresh
@@ -267,7 +269,9 @@ static void mltcp_reno_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	if (event == CA_EVENT_TX_START && mltcp_track_tx_start(sk, &mltcp_reno_ca(sk)->it))
 		mltcp_start_window(tp, mltcp_reno_flow_start_cwnd(mltcp_reno_ca(sk), mltcp_p(),
 								  tcp_snd_cwnd(tp), tp->mss_cache,
-								  tcp_min_rtt(tp), tp->srtt_us >> 3));
+								  tcp_min_rtt(tp), tp->srtt_us >> 3,
+								  tp->bytes_acked,
+								  tp->bytes_received));
 }
 
 static size_t mltcp_reno_get_info(struct sock *sk, u32 ext, int *attr,
@@ -318,7 +322,9 @@ static void mltcp_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 									   tcp_snd_cwnd(tp),
 									   tp->mss_cache,
 									   tcp_min_rtt(tp),
-									   tp->srtt_us >> 3));
+									   tp->srtt_us >> 3,
+									   tp->bytes_acked,
+									   tp->bytes_received));
 	}
 }
 

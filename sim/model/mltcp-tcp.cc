@@ -14,6 +14,7 @@
 #include "ns3/log.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
+#include "ns3/tcp-rx-buffer.h"
 #include "ns3/uinteger.h"
 
 namespace ns3 {
@@ -111,6 +112,16 @@ void MltcpFlowState::Sync(Ptr<const TcpSocketState> tcb) {
   } else if (una > last_una_) {
     acked_total_ += static_cast<uint32_t>(una - last_una_);
     last_una_ = una;
+  }
+  if (tcb->m_rxBuffer) {
+    const SequenceNumber32 rx = tcb->m_rxBuffer->NextRxSequence();
+    if (!have_rx_) {
+      last_rx_ = rx;
+      have_rx_ = true;
+    } else if (rx > last_rx_) {
+      received_total_ += static_cast<uint32_t>(rx - last_rx_);
+      last_rx_ = rx;
+    }
   }
   flow_.OnAck(acked_total_, NowUs());
 }
@@ -276,7 +287,7 @@ void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
   ApplyStart(tcb,
              mltcp_start_cwnd(&state_.flow().state(), &state_.params().raw(),
                               tcb->GetCwndInSegments(), tcb->m_segmentSize, state_.min_rtt_us(),
-                              state_.srtt_us()),
+                              state_.srtt_us(), state_.acked_total(), state_.received_total()),
              &cwnd_cnt_);
 }
 
@@ -371,7 +382,8 @@ void TcpMltcpCubic::CwndEvent(Ptr<TcpSocketState> tcb,
   ApplyStart(tcb,
              mltcp_bictcp_start_cwnd(&bic_, &state_.flow().state(), &state_.params().raw(),
                                      tcb->GetCwndInSegments(), tcb->m_segmentSize,
-                                     state_.min_rtt_us(), state_.srtt_us()),
+                                     state_.min_rtt_us(), state_.srtt_us(),
+                                     state_.acked_total(), state_.received_total()),
              &cwnd_cnt_);
 }
 

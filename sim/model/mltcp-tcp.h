@@ -32,7 +32,8 @@ namespace ns3 {
 // the few signals ns-3 does not keep for us.
 class MltcpFlowState {
  public:
-  // Called from every hook before a decision: folds new snd_una progress.
+  // Called from every hook before a decision: folds new snd_una progress,
+  // and the peer's data received (the receive buffer's next sequence).
   // Hint() uses the socket state the last hook saw (acks between hooks
   // always pass through PktsAcked, so its snd_una is current).
   void Sync(Ptr<const TcpSocketState> tcb);
@@ -53,6 +54,7 @@ class MltcpFlowState {
   const mltcp::Params& params() const { return params_; }
   const mltcp::Flow& flow() const { return flow_; }
   uint64_t acked_total() const { return acked_total_; }
+  uint64_t received_total() const { return received_total_; }
   uint32_t srtt_us() const { return srtt_us_; }
   uint32_t min_rtt_us() const { return min_rtt_us_; }
   uint32_t tx_starts() const { return tx_starts_; }
@@ -72,6 +74,9 @@ class MltcpFlowState {
   bool have_una_ = false;
   SequenceNumber32 last_una_{0};
   uint64_t acked_total_ = 0;
+  bool have_rx_ = false;
+  SequenceNumber32 last_rx_{0};
+  uint64_t received_total_ = 0;  // tcp_sock's bytes_received, from the first hook on
   uint32_t srtt_us_ = 0;  // 0 until the first sample
   // The smallest RTT sample (tcp_min_rtt(); Linux keeps a 5-minute windowed
   // minimum, a simulated connection is shorter); 0 until the first sample.

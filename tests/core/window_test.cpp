@@ -358,42 +358,48 @@ TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
   EXPECT_EQ(mltcp_gain_of_ratio_norm(&p, 256, 0), mltcp_gain_of_ratio(&p, 256));
 }
 
+// A one-way connection: acked 1 MB, nothing received from the peer.
+static uint32_t StartOneWay(const mltcp_iter* it, const mltcp_params* p, uint32_t cwnd, uint32_t mss,
+                            uint32_t min_rtt_us, uint32_t srtt_us) {
+  return mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us, 1000000, 0);
+}
+
 // The start drain: at the first transmit start of an iteration the window
 // falls to cwnd * min_rtt / srtt, at least 4 segments, never up.  Segments
 // of 100 bytes: a 200000-byte iteration is 100 drained windows of 20.
 TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
   Driver d;
   ASSERT_EQ(d.p.start_drain_windows, 32u);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);  // no iteration yet
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 500, 1000), 40u);  // no iteration yet
   mltcp_iter_hint(&d.it, d.acked, 200000, d.now);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);   // half of srtt was queue
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 999, 1000), 39u);   // 39.96: rounds down
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 30, 100, 100, 1000), 4u);    // 3, raised to the floor
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 5, 100, 100, 1000), 4u);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 4, 100, 100, 1000), 4u);     // never below what it had
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 3, 100, 100, 1000), 3u);     // nor up to the floor
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 1000, 1000), 40u);  // no queue: unchanged
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 2000, 1000), 40u);  // stale srtt below min
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 0, 1000), 40u);     // no RTT sample
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 0xffffffffu, 1000), 40u);  // the kernel's "none"
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 0, 500, 1000), 40u);     // no MSS
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 500, 1000), 20u);   // half of srtt was queue
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 999, 1000), 39u);   // 39.96: rounds down
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 30, 100, 100, 1000), 4u);    // 3, raised to the floor
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 5, 100, 100, 1000), 4u);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 4, 100, 100, 1000), 4u);     // never below what it had
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 3, 100, 100, 1000), 3u);     // nor up to the floor
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 1000, 1000), 40u);  // no queue: unchanged
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 2000, 1000), 40u);  // stale srtt below min
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 0, 1000), 40u);     // no RTT sample
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 0xffffffffu, 1000), 40u);  // the kernel's "none"
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 0, 500, 1000), 40u);     // no MSS
   // Extremes stay exact in 64 bits: (x + 1)(x - 1) / x rounds down to x - 1,
   // and drained window * mss * the bound saturates (it would wrap to a small product).
   d.it.bytes_per_iter = MLTCP_U64_MAX;
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 0xffffffffu, 1, 0xfffffffdu, 0xfffffffeu), 0xfffffffdu);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 0xffffffffu, 1, 0xfffffffdu, 0xfffffffeu), 0xfffffffdu);
   d.it.bytes_per_iter = 1ULL << 40;
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 0xffffffffu, 0xffffffffu, 500, 1000), 0xffffffffu);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 0xffffffffu, 0xffffffffu, 500, 1000), 0xffffffffu);
   d.it.bytes_per_iter = 200000;
   // Off: MLTCP off, the parameter off.
   d.p.enabled = 0;
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 500, 1000), 40u);
   d.p.enabled = 1;
   d.p.start_drain_windows = 0;
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 500, 1000), 40u);
   d.p.start_drain_windows = 32;
   // Mid-iteration (a pause between buckets): the window stays.
   d.Phase(1000, 1000);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 500, 1000), 40u);
 }
 
 // Only where an iteration lasts at least start_drain_windows round trips at
@@ -403,17 +409,17 @@ TEST(StartDrain, AnIterationStartsFromTheWindowWithoutItsQueue) {
 TEST(StartDrain, OnlyWhereAnIterationIsLongEnoughInDrainedWindows) {
   Driver d;
   mltcp_iter_hint(&d.it, d.acked, 10000, d.now);                        // 10-25 drained windows: a real RTT
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 20, 100, 500, 1000), 20u);   // 10 of 1000: exempt
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 100, 1000), 40u);   // 25 of 400: exempt at 32
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 20, 100, 500, 1000), 20u);   // 10 of 1000: exempt
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 100, 1000), 40u);   // 25 of 400: exempt at 32
   d.p.start_drain_windows = 16;
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 100, 1000), 4u);    // 90% queue: 25 of 400 at 16
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 100, 1000), 4u);    // 90% queue: 25 of 400 at 16
   d.p.start_drain_windows = 8;
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 20, 100, 500, 1000), 10u);   // 10 of 1000 at 8
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 20, 100, 500, 1000), 10u);   // 10 of 1000 at 8
   d.p.start_drain_windows = 16;
   mltcp_iter_hint(&d.it, d.acked, 64000, d.now);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 80, 100, 500, 1000), 40u);   // 16 windows of 4000
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 82, 100, 500, 1000), 82u);   // 15.6 windows of 4100
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 80, 101, 500, 1000), 80u);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 80, 100, 500, 1000), 40u);   // 16 windows of 4000
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 82, 100, 500, 1000), 82u);   // 15.6 windows of 4100
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 80, 101, 500, 1000), 80u);
 }
 
 // Detected iterations: the drain acts once the size is known and at the
@@ -423,18 +429,33 @@ TEST(StartDrain, DetectedBoundariesOnlyAndNeverABulkFlow) {
   Driver bulk;
   bulk.p.first_seed = 0;
   bulk.Phase(10000000);
-  EXPECT_EQ(mltcp_start_cwnd(&bulk.it, &bulk.p, 40, 100, 500, 1000), 40u);
+  EXPECT_EQ(StartOneWay(&bulk.it, &bulk.p, 40, 100, 500, 1000), 40u);
   Driver d;
   d.p.first_seed = 0;
   d.Phase(100000);
   ASSERT_TRUE(d.Idle(50000));  // the first boundary: no size yet
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);  // learned 100000 from it
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 500, 1000), 20u);  // learned 100000 from it
   d.Phase(50000);
   ASSERT_FALSE(d.Idle(100));   // a pause inside the phase
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 40u);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 500, 1000), 40u);
   d.Phase(50000);
   ASSERT_TRUE(d.Idle(50000));
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000), 20u);
+  EXPECT_EQ(StartOneWay(&d.it, &d.p, 40, 100, 500, 1000), 20u);
+}
+
+// A connection that carries its peer's data as well (more than a quarter of
+// what it had acked) keeps its window: its srtt holds the queue its acks wait
+// in behind the peer's data, not only its own.
+TEST(StartDrain, NotOnATwoWayConnection) {
+  Driver d;
+  mltcp_iter_hint(&d.it, d.acked, 200000, d.now);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 250000), 20u);  // a quarter
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 250001), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 1000000), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 0, 0), 20u);  // nothing either way
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 0, 1), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, MLTCP_U64_MAX, MLTCP_U64_MAX), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, MLTCP_U64_MAX, MLTCP_U64_MAX / 4), 20u);
 }
 
 // On a window and on CUBIC's state: cwnd and ssthresh fall together, the
@@ -460,14 +481,14 @@ TEST(StartDrain, ReducesTheWindowAndEndsCubicsEpoch) {
   mltcp_iter_hint(&f.it, 0, 100000, 1000);
   f.bic.epoch_start = 900;
   f.bic.last_max_cwnd = 30;
-  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 1000, 1000), 40u);  // no queue
+  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 1000, 1000, 0, 0), 40u);  // no queue
   EXPECT_EQ(f.bic.epoch_start, 900u);                                         // epoch untouched
-  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 250, 1000), 10u);
+  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 250, 1000, 0, 0), 10u);
   EXPECT_EQ(f.bic.epoch_start, 0u);
   EXPECT_EQ(f.bic.last_max_cwnd, 40u);
   mltcp_reno_flow r;
   mltcp_reno_flow_init(&r, 0, 1000);
-  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000), 40u);  // no iteration yet
+  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000, 0, 0), 40u);  // no iteration yet
   mltcp_iter_hint(&r.it, 0, 100000, 1000);
-  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000), 10u);
+  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000, 0, 0), 10u);
 }

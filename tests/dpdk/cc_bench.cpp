@@ -33,7 +33,7 @@ double NsPerPacket(CcKind kind)
 		for (uint32_t i = 0; i < kPkts; i++) {
 			if (i % kPktsPerIter == 0) {
 				now += 50000000;	// 50 ms compute gap
-				cc.OnTxStart({now, acked, 50, 40, kMss});
+				cc.OnTxStart({now, acked, 50, 40, kMss, 0});
 			}
 			now += 1000;
 			cc.OnSent(kMss, now);

@@ -58,7 +58,8 @@ int main(int argc, char **argv)
 				   MLTCP_DP_SEGMENT});
 			break;
 		case MLTCP_DP_TX_START:
-			cc->OnTxStart({now_ns, e.acked_total, e.srtt_us, e.min_rtt_us, MLTCP_DP_SEGMENT});
+			cc->OnTxStart({now_ns, e.acked_total, e.srtt_us, e.min_rtt_us, MLTCP_DP_SEGMENT,
+				       e.received_total});
 			break;
 		case MLTCP_DP_HINT:
 			cc->Hint(e.acked_total, e.bytes, now_ns);
@@ -71,7 +72,8 @@ int main(int argc, char **argv)
 			break;
 		case MLTCP_DP_SENT:	// the engine: transmit start, then the send
 			if (e.cwnd_limited)
-				cc->OnTxStart({now_ns, e.acked_total, e.srtt_us, e.min_rtt_us, MLTCP_DP_SEGMENT});
+				cc->OnTxStart({now_ns, e.acked_total, e.srtt_us, e.min_rtt_us, MLTCP_DP_SEGMENT,
+					       e.received_total});
 			cc->OnSent(e.bytes, now_ns);
 			break;
 		case MLTCP_DP_CNP:

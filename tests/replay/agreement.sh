@@ -69,7 +69,7 @@ done
 import struct, sys
 d = sys.argv[1]
 fmt = "<6IQQQ"
-TX_START, EVENT_SIZE = 2, 56
+TX_START, EVENT_SIZE = 2, 64
 for algo in ("reno", "cubic", "dcqcn"):
     raw = open("%s/%s-reference.bin" % (d, algo), "rb").read()
     recs = [struct.unpack_from(fmt, raw, o) for o in range(0, len(raw), 48)]

@@ -39,6 +39,9 @@ class Generator {
       // Iterations of many windows, on which the start drain acts
       // (start_drain_windows).
       WindowFlow(12, true, 1500, 2500);
+      // The same, with the peer sending as much back (a two-way connection,
+      // which the start drain leaves alone).
+      WindowFlow(8, true, 1500, 2500, true);
     }
     return out_;
   }
@@ -51,6 +54,7 @@ class Generator {
     e.kind = kind;
     e.now_us = now_;
     e.acked_total = acked_;
+    e.received_total = received_;
     e.srtt_us = srtt_;
     e.min_rtt_us = min_rtt_;
     e.inflight_bytes = inflight_;
@@ -72,10 +76,13 @@ class Generator {
   // hello: the flow opens with a message of a segment or two, as the job
   // emulator's connections do; its first real iteration then has no size it
   // can trust and runs at the seed's ratio.
-  // An iteration is min_segs..max_segs segments.
-  void WindowFlow(int iterations, bool hello, uint32_t min_segs, uint32_t max_segs) {
+  // An iteration is min_segs..max_segs segments.  two_way: the peer's data
+  // arrives at the rate this flow's is acked.
+  void WindowFlow(int iterations, bool hello, uint32_t min_segs, uint32_t max_segs,
+                  bool two_way = false) {
     now_ += 1000;
     acked_ = 0;
+    received_ = 0;
     inflight_ = 0;
     srtt_ = 0;
     min_rtt_ = 0;
@@ -99,6 +106,8 @@ class Generator {
         const uint32_t segs = U(1, 4);
         sent += segs * MLTCP_DP_SEGMENT;
         acked_ += segs * MLTCP_DP_SEGMENT;
+        if (two_way)
+          received_ += U(segs - 1, segs + 1) * MLTCP_DP_SEGMENT;
         now_ += U(20, 400);
         inflight_ = U(2, 80) * MLTCP_DP_SEGMENT;
         const int32_t rtt = U(0, 30) ? (int32_t)(base_rtt + U(0, 4000)) : -1;
@@ -172,6 +181,7 @@ class Generator {
   std::vector<mltcp_dp_event> out_;
   uint32_t now_ = 0;
   uint64_t acked_ = 0;
+  uint64_t received_ = 0;
   uint32_t inflight_ = 0;
   uint32_t srtt_ = 0;
   uint32_t min_rtt_ = 0;
@@ -193,10 +203,12 @@ class Reference {
         mltcp_window_start(&w_, algo_ == MLTCP_DP_RENO
                                     ? mltcp_reno_flow_start_cwnd(&reno_, &p_, w_.cwnd,
                                                                  MLTCP_DP_SEGMENT, e.min_rtt_us,
-                                                                 e.srtt_us)
+                                                                 e.srtt_us, e.acked_total,
+                                                                 e.received_total)
                                     : mltcp_cubic_flow_start_cwnd(&cubic_, &p_, w_.cwnd,
                                                                   MLTCP_DP_SEGMENT, e.min_rtt_us,
-                                                                  e.srtt_us));
+                                                                  e.srtt_us, e.acked_total,
+                                                                  e.received_total));
         break;
       case MLTCP_DP_HINT:
         if (algo_ == MLTCP_DP_DCQCN)

@@ -22,7 +22,8 @@
  *             CUBIC the RTT sample, then congestion avoidance runs for
  *             acked_pkts segments if cwnd_limited
  *   TX_START  sending resumes with nothing in flight (the application
- *             resumed: the start drain may act, with min_rtt_us and srtt_us)
+ *             resumed: the start drain may act, with min_rtt_us, srtt_us,
+ *             acked_total and received_total)
  *   HINT      "an iteration of `bytes` starts now" (not on the kernel
  *             module, which has no hint interface)
  *   LOSS      fast retransmit: ssthresh from the congestion control, then
@@ -70,6 +71,9 @@ struct mltcp_dp_event {
 	__u32 seed;		/* INIT: the first iteration's seed (mltcp_iter_seed) */
 	__u32 min_rtt_us;	/* smallest RTT sample so far (tcp_min_rtt), 0: none */
 	__u32 reserved;		/* 0 */
+	__u64 received_total;	/* cumulative bytes received from the peer
+				 * (tcp_sock's bytes_received; a two-way
+				 * connection is not drained) */
 };
 
 struct mltcp_dp_decision {
@@ -84,7 +88,7 @@ struct mltcp_dp_decision {
 	__u64 target_bps;	/* DCQCN: R_T */
 };
 
-#define MLTCP_DP_EVENT_SIZE	56
+#define MLTCP_DP_EVENT_SIZE	64
 #define MLTCP_DP_DECISION_SIZE	48
 #define MLTCP_DP_INIT_CWND	10U
 #define MLTCP_DP_SEGMENT	1448U	/* bytes per segment where one is needed */

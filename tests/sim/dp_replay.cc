@@ -42,6 +42,7 @@ struct Replay {
   void Seq(const mltcp_dp_event& e) {
     tcb->m_lastAckedSeq = SequenceNumber32(static_cast<uint32_t>(e.acked_total));
     tcb->m_nextTxSequence = SequenceNumber32(static_cast<uint32_t>(e.acked_total) + e.inflight_bytes);
+    tcb->m_rxBuffer->SetNextRxSequence(SequenceNumber32(static_cast<uint32_t>(e.received_total)));
   }
 
   void Step(const mltcp_dp_event& e, uint32_t seq) {
@@ -57,6 +58,7 @@ struct Replay {
       tcb->m_segmentSize = MLTCP_DP_SEGMENT;
       tcb->m_cWnd = MLTCP_DP_INIT_CWND * MLTCP_DP_SEGMENT;
       tcb->m_ssThresh = UINT32_MAX;
+      tcb->m_rxBuffer = CreateObject<TcpRxBuffer>();
       Seq(e);
       cc->Init(tcb);
       State().Seed(e.seed);  // in place of the model's own draw
@@ -71,6 +73,7 @@ struct Replay {
           cc->IncreaseWindow(tcb, e.acked_pkts);
         break;
       case MLTCP_DP_TX_START:
+        Seq(e);
         cc->CwndEvent(tcb, TcpSocketState::CA_EVENT_TX_START);
         break;
       case MLTCP_DP_HINT:

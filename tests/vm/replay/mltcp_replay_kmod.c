@@ -178,6 +178,7 @@ static void dp_set_state(struct sock *sk, const struct mltcp_dp_event *ev)
 	struct tcp_sock *tp = tcp_sk(sk);
 
 	tp->bytes_acked = ev->acked_total;
+	tp->bytes_received = ev->received_total;
 	tp->snd_una = (u32)ev->acked_total;
 	tp->snd_nxt = (u32)ev->acked_total + ev->inflight_bytes;
 	tp->tcp_mstamp = ev->now_us;
