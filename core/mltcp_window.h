@@ -307,10 +307,11 @@ MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
  * back.  Measured with two-rank PyTorch DDP jobs on the testbed, whose
  * bottleneck queues both ways (docs/pytorch.md): with the drain an
  * `mltcp_cubic` job alone took 1.040-1.075 times CUBIC's time (four
- * blocks), without it 1.021-1.035, and two jobs together were about 5%
- * slower in absolute time.  The counters are the connection's lifetime
- * totals (tcp_sock's bytes_acked and bytes_received; 0 received for a
- * datapath whose flows are one-way), so the test needs no state.
+ * blocks), without it 1.021-1.035, and in four of five pairs of blocks two
+ * jobs together took 5-11% longer with it (the fifth: equal).  The counters
+ * are the connection's lifetime totals (tcp_sock's bytes_acked and
+ * bytes_received; 0 received for a datapath whose flows are one-way), so
+ * the test needs no state.
  *
  * Off with MLTCP off, for a flow without iteration structure (a bulk flow
  * stays its base), without an RTT sample or an MSS, and mid-iteration.

@@ -482,7 +482,7 @@ TEST(StartDrain, ReducesTheWindowAndEndsCubicsEpoch) {
   f.bic.epoch_start = 900;
   f.bic.last_max_cwnd = 30;
   EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 1000, 1000, 0, 0), 40u);  // no queue
-  EXPECT_EQ(f.bic.epoch_start, 900u);                                         // epoch untouched
+  EXPECT_EQ(f.bic.epoch_start, 900u);                                               // epoch untouched
   EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 250, 1000, 0, 0), 10u);
   EXPECT_EQ(f.bic.epoch_start, 0u);
   EXPECT_EQ(f.bic.last_max_cwnd, 40u);
