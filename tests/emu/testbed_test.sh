@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # testbed_test.sh - the namespace testbed: up with a leftover of a "crashed"
 # run present, traffic through the bottleneck (the tbf counts it, iteration
-# time above the line-rate minimum), down leaves no namespace behind, and
-# non-root gets a clear message; then the ring layout (--rx-workers, --bidir):
+# time above the line-rate minimum), two competing flows arrive in order
+# (every veth steers by flow; --reorder leaves that off), down leaves no
+# namespace behind, and non-root gets a clear message; then the ring layout
+# (--rx-workers, --bidir):
 # a 2-rank mltcp-emu ring between a sender and a receiver-side worker crosses
 # the bottleneck in both directions, and down removes the workers too.
 # Needs root (else skipped: 77).
@@ -50,6 +52,41 @@ sent=$(tc -s -n "$MLTCP_TB_PREFIX-br" qdisc show dev p-rx | awk '/Sent/ {print $
 ((sent >= 1500000)) || fail "tbf saw only $sent bytes"
 echo "ok: 3 iterations through the tbf ($sent bytes)"
 
+# Per-flow order: every veth steers its receive processing by flow (RPS), so
+# two flows competing at the bottleneck see no reordering (the kernel's
+# reordering counters stay 0; unsteered, this host's veths reordered about 8
+# times a second per flow).
+rps_of() {   # namespace suffix: "dev=rps_cpus" for every veth in it
+	local ns=$MLTCP_TB_PREFIX-$1 dev
+	for dev in $(ip -n "$ns" -o link show type veth | awk -F': ' '{print $2}' | cut -d@ -f1); do
+		echo "$dev=$(ip netns exec "$ns" cat "/sys/class/net/$dev/queues/rx-0/rps_cpus")"
+	done
+}
+[[ $(rps_of br | wc -l) -eq 3 ]] || fail "expected 3 veths in the bridge namespace: $(rps_of br)"
+for ns in s1 s2 br rx; do
+	for dm in $(rps_of $ns); do
+		[[ "${dm#*=}" =~ [1-9a-f] ]] || fail "$ns: ${dm%%=*} does not steer (rps_cpus ${dm#*=})"
+	done
+done
+printf 'profile big bytes=2M compute_us=1000\n' >>"$TMP/t.prof"
+senders=()
+for i in 1 2; do
+	ip netns exec "$MLTCP_TB_PREFIX-s$i" "$EMU" send --dst "$("$TB" addr rx):5001" --profile-file "$TMP/t.prof" \
+		--profile big --cc reno --iterations 10 --csv /dev/null --json /dev/null &
+	senders+=($!)
+done
+for pid in "${senders[@]}"; do
+	wait "$pid" || fail "a competing flow failed"
+done
+reordered=0
+for i in 1 2; do
+	n=$(ip netns exec "$MLTCP_TB_PREFIX-s$i" awk '/^TcpExt:/ { if (!h) { for (k = 2; k <= NF; k++) f[k] = $k; h = 1 }
+		else for (k = 2; k <= NF; k++) if (f[k] ~ /^TCP(SACK|TS|Reno)Reorder$/) s += $k } END { print s + 0 }' /proc/net/netstat)
+	reordered=$((reordered + n))
+done
+((reordered == 0)) || fail "two flows saw $reordered reordering events through the steered testbed"
+echo "ok: two competing flows, 40 MB, no reordering"
+
 "$TB" down
 [[ $(left) -eq 0 ]] || fail "namespaces left after down: $(ip netns list)"
 "$TB" down >/dev/null   # idempotent
@@ -58,6 +95,14 @@ echo "ok: 3 iterations through the tbf ($sent bytes)"
 rc=0; "$TB" up --rx-workers 40 >"$TMP/out" 2>&1 || rc=$?
 [[ $rc -ne 0 && $(left) -eq 0 ]] && grep -q -- "--rx-workers must be" "$TMP/out" ||
 	fail "--rx-workers 40: rc $rc: $(cat "$TMP/out")"
+"$TB" up --senders 1 --reorder >"$TMP/out"
+grep -q "may reorder" "$TMP/out" || fail "--reorder not reported: $(cat "$TMP/out")"
+for dm in $(rps_of br) $(rps_of s1); do
+	[[ ! "${dm#*=}" =~ [1-9a-f] ]] || fail "--reorder: ${dm%%=*} still steers (rps_cpus ${dm#*=})"
+done
+echo "ok: --reorder leaves the veths unsteered"
+"$TB" down
+
 ip netns add "$MLTCP_TB_PREFIX-r1"   # leftover
 "$TB" up --senders 1 --rx-workers 1 --bidir
 [[ $(left) -eq 4 ]] || fail "expected 4 namespaces (s1 br rx r1), have $(left)"
