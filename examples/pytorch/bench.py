@@ -166,6 +166,8 @@ def main():
     ap.add_argument("--mltcpctl", required=True)
     ap.add_argument("--param", action="append", default=[], metavar="K=V",
                     help="mltcpctl set K=V before the runs (repeatable), as interleave.py's")
+    ap.add_argument("--testbed", default="",
+                    help="extra options for mltcp-testbed up, e.g. '--reorder' (as interleave.py's)")
     ap.add_argument("--no-plots", action="store_true")
     args = ap.parse_args()
     mixes, ccs = args.mixes.split(), args.ccs.split()
@@ -188,7 +190,8 @@ def main():
         raise KeyboardInterrupt("signal %d" % signum)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        with launch.Session(2, args.mltcpctl, params=args.param) as s:
+        with launch.Session(2, args.mltcpctl, testbed_opts=args.testbed.split(),
+                            params=args.param) as s:
             iso = measure_isolated(s, args, ccs, mixes)
             for rep in range(1, args.reps + 1):
                 for mix in mixes:
