@@ -5,7 +5,8 @@
 # A dumbbell of namespaces: il-s1, il-s2 (one sender per job, 10.78.0.11/.12),
 # il-br (bridge; the bottleneck tbf sits on its port towards the receiver),
 # il-rx (receiver, 10.78.0.2; netem delay on its egress, i.e. on the acks and
-# the emulator's confirmations).  Per repetition and congestion control:
+# the emulator's confirmations); every veth steers a flow to one CPU (RPS),
+# so a flow's packets stay in order.  Per repetition and congestion control:
 # job a alone (il-s1), job b alone (il-s2), then both together from the same
 # start instant; mltcp-emu's per-iteration CSVs and the receiver's 10 ms bins
 # are kept in /tmp/il in interleave.py's layout (runs/<mix>-<cc>-r<rep>/,
@@ -72,6 +73,7 @@ il_up() {
 	for d in p-rx p-s1 p-s2; do
 		ip -n il-br link set $d master br0 up
 		net_offloads_off il-br $d
+		net_keep_flow_order il-br $d || return 1
 	done
 	ip -n il-br link set br0 up
 	ip -n il-rx addr add $RX/24 dev rx0
@@ -83,6 +85,7 @@ il_up() {
 		[ $ns = il-rx ] && dev=rx0
 		ip -n $ns link set $dev up
 		net_offloads_off $ns $dev
+		net_keep_flow_order $ns $dev || return 1
 		ip netns exec $ns sysctl -q -w net.ipv4.tcp_no_metrics_save=1
 		ip netns exec $ns sysctl -q -w net.ipv4.tcp_rmem="4096 1048576 6291456"
 	done

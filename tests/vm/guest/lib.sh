@@ -61,6 +61,16 @@ net_offloads_off() {	# ns dev
 	fi
 }
 
+# net_keep_flow_order NS DEV: RPS over every CPU on DEV's receive queues, so
+# each flow is processed on one CPU and its packets stay in order; a veth
+# otherwise queues a packet on the CPU that sent it (tools/testbed/mltcp-testbed
+# says what that reordering costs).
+net_keep_flow_order() {
+	_cpus=$(grep -c '^processor' /proc/cpuinfo)
+	_mask=$(printf '%x' $(((1 << _cpus) - 1)))
+	ip netns exec "$1" sh -c "for q in /sys/class/net/$2/queues/rx-*; do echo $_mask > \$q/rps_cpus || exit 1; done"
+}
+
 net_down() {
 	for ns in mltcp-a mltcp-b mltcp-br; do
 		ip netns del "$ns" 2>/dev/null
