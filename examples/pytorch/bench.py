@@ -167,7 +167,8 @@ def main():
     ap.add_argument("--param", action="append", default=[], metavar="K=V",
                     help="mltcpctl set K=V before the runs (repeatable), as interleave.py's")
     ap.add_argument("--testbed", default="",
-                    help="extra options for mltcp-testbed up, e.g. '--reorder' (as interleave.py's)")
+                    help="extra options for mltcp-testbed up, as interleave.py's, "
+                         "e.g. --testbed=--reorder")
     ap.add_argument("--no-plots", action="store_true")
     args = ap.parse_args()
     mixes, ccs = args.mixes.split(), args.ccs.split()
