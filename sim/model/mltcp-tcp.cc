@@ -98,32 +98,17 @@ void MltcpFlowState::Start() {
   if (started_)
     return;
   started_ = true;
-  flow_ = mltcp::Flow(acked_total_, NowUs());
+  flow_ = mltcp::Flow(acked_.total(), NowUs());
   flow_.Seed(params_, DrawSeed());
 }
 
 void MltcpFlowState::Sync(Ptr<const TcpSocketState> tcb) {
   tcb_ = tcb;
   Start();
-  const SequenceNumber32 una = tcb->m_lastAckedSeq;
-  if (!have_una_) {
-    last_una_ = una;  // progress counts from the first hook on
-    have_una_ = true;
-  } else if (una > last_una_) {
-    acked_total_ += static_cast<uint32_t>(una - last_una_);
-    last_una_ = una;
-  }
-  if (tcb->m_rxBuffer) {
-    const SequenceNumber32 rx = tcb->m_rxBuffer->NextRxSequence();
-    if (!have_rx_) {
-      last_rx_ = rx;
-      have_rx_ = true;
-    } else if (rx > last_rx_) {
-      received_total_ += static_cast<uint32_t>(rx - last_rx_);
-      last_rx_ = rx;
-    }
-  }
-  flow_.OnAck(acked_total_, NowUs());
+  acked_.Fold(tcb->m_lastAckedSeq);  // progress counts from the first hook on
+  if (tcb->m_rxBuffer)
+    received_.Fold(tcb->m_rxBuffer->NextRxSequence());
+  flow_.OnAck(acked_.total(), NowUs());
 }
 
 void MltcpFlowState::OnRtt(const Time& rtt) {
@@ -147,7 +132,7 @@ bool MltcpFlowState::TailHold(Ptr<const TcpSocketState> tcb) const {
 bool MltcpFlowState::OnTxStart(Ptr<const TcpSocketState> tcb) {
   Sync(tcb);
   tx_starts_++;
-  return flow_.OnTxStart(params_, acked_total_, NowUs(), srtt_us_);
+  return flow_.OnTxStart(params_, acked_.total(), NowUs(), srtt_us_);
 }
 
 void MltcpFlowState::Hint(uint64_t bytes) {
@@ -155,7 +140,7 @@ void MltcpFlowState::Hint(uint64_t bytes) {
     Sync(tcb_);
   else
     Start();  // a hint before the first ack: nothing acked yet
-  flow_.Hint(acked_total_, bytes, NowUs());
+  flow_.Hint(acked_.total(), bytes, NowUs());
 }
 
 bool MltcpHint(Ptr<TcpCongestionOps> cc, uint64_t bytes) {

@@ -30,6 +30,28 @@ namespace ns3 {
 
 // The per-flow MLTCP state both congestion ops share: the core's tracker plus
 // the few signals ns-3 does not keep for us.
+
+// A 32-bit sequence number's forward progress as a 64-bit byte count (as
+// tcp_sock's bytes_acked and bytes_received), counted from the first Fold().
+class SequenceTotal {
+ public:
+  void Fold(SequenceNumber32 seq) {
+    if (!have_last_) {
+      last_ = seq;
+      have_last_ = true;
+    } else if (seq > last_) {
+      total_ += static_cast<uint32_t>(seq - last_);
+      last_ = seq;
+    }
+  }
+  uint64_t total() const { return total_; }
+
+ private:
+  bool have_last_ = false;
+  SequenceNumber32 last_{0};
+  uint64_t total_ = 0;
+};
+
 class MltcpFlowState {
  public:
   // Called from every hook before a decision: folds new snd_una progress,
@@ -53,8 +75,8 @@ class MltcpFlowState {
   void SetParams(const mltcp::Params& p) { params_ = p; }
   const mltcp::Params& params() const { return params_; }
   const mltcp::Flow& flow() const { return flow_; }
-  uint64_t acked_total() const { return acked_total_; }
-  uint64_t received_total() const { return received_total_; }
+  uint64_t acked_total() const { return acked_.total(); }
+  uint64_t received_total() const { return received_.total(); }
   uint32_t srtt_us() const { return srtt_us_; }
   uint32_t min_rtt_us() const { return min_rtt_us_; }
   uint32_t tx_starts() const { return tx_starts_; }
@@ -71,12 +93,8 @@ class MltcpFlowState {
   mltcp::Flow flow_;
   Ptr<const TcpSocketState> tcb_;  // last socket state a hook saw
   bool started_ = false;
-  bool have_una_ = false;
-  SequenceNumber32 last_una_{0};
-  uint64_t acked_total_ = 0;
-  bool have_rx_ = false;
-  SequenceNumber32 last_rx_{0};
-  uint64_t received_total_ = 0;  // tcp_sock's bytes_received, from the first hook on
+  SequenceTotal acked_;     // snd_una's progress: bytes_acked
+  SequenceTotal received_;  // the receive buffer's: bytes_received
   uint32_t srtt_us_ = 0;  // 0 until the first sample
   // The smallest RTT sample (tcp_min_rtt(); Linux keeps a 5-minute windowed
   // minimum, a simulated connection is shorter); 0 until the first sample.
