@@ -115,6 +115,10 @@ server() {
 }
 wait_file() { for _ in $(seq 300); do [[ -s $1 ]] && return 0; sleep 0.02; done; return 1; }
 json() { pyeval "import json,sys; print(json.load(open('$1'))$2)"; }
+# status_json PYEXPR: 'mltcpctl status --json' parses, and PYEXPR (over it, s) holds
+status_json() {
+	"$CTL" status --json | $PY -c 'import json, sys; s = json.load(sys.stdin); sys.exit(0 if eval(sys.argv[1]) else 1)' "$1"
+}
 
 make_ns_pair() { # A <-> B over one veth pair, 10.201.0.1 <-> 10.201.0.2
 	ip netns add "$NS_A" && ip netns add "$NS_B" || return 1
@@ -197,6 +201,8 @@ test_cgroup() {
 	check "attach cubic to $CG_B" "$CTL" attach --cgroup "$CG_B" --variant cubic
 	expect_rc 1 "second attach to the same cgroup" "$CTL" attach --cgroup "$CG_A" --variant cubic
 	check "status lists both cgroups" bash -c "'$CTL' status | grep -q 'mltcp-test-$$-a *mltcp$' && '$CTL' status | grep -q 'mltcp-test-$$-b *mltcp_cubic$'"
+	check "status --json lists both cgroups" status_json \
+		"sorted((a['cgroup'], a['cc']) for a in s['attachments']) == [('$CG_A', 'mltcp'), ('$CG_B', 'mltcp_cubic')] and all(v['registered'] for v in s['variants'])"
 	local c
 	# active: the client asks for reno; the cgroup's variant wins
 	for pair in "$CG_A:mltcp" "$CG_B:mltcp_cubic" "-:reno"; do
@@ -844,6 +850,8 @@ test_badinput() {
 	expect_rc 1 "set before load" "$CTL" set slope=1024
 	expect_rc 1 "stats before load" "$CTL" stats
 	check "hint when MLTCP is not loaded -> ENOENT" hint_probe ENOENT cubic
+	check "status --json when nothing is loaded" status_json "s == {'default_cc': '$(cat /proc/sys/net/ipv4/tcp_congestion_control)', 'loaded': False}"
+	expect_rc 2 "status --bogus" "$CTL" status --bogus
 	expect_rc 2 "unknown command" "$CTL" frobnicate
 	expect_rc 2 "no command" "$CTL"
 	local cmd
@@ -863,6 +871,8 @@ test_badinput() {
 	expect_rc 2 "set idle_min_us=60000 (above idle_max_us)" "$CTL" set idle_min_us=60000
 	expect_rc 2 "set nosuch=1" "$CTL" set nosuch=1
 	check "  ... parameters unchanged" bash -c "'$CTL' status | grep -q 'slope *1536' && '$CTL' status | grep -q 'idle_min_us *2000'"
+	check "  ... and in status --json, with the derived norms" status_json \
+		"s['parameters']['slope'] == 1536 and s['parameters']['idle_min_us'] == 2000 and s['parameters']['norm_reno'] == 1768"
 	expect_rc 2 "stats --watch abc" "$CTL" stats --watch abc
 	check "hint for a socket using cubic -> EOPNOTSUPP" hint_probe EOPNOTSUPP cubic
 	check "hint for a socket using mltcp (root) -> accepted" hint_probe OK mltcp

@@ -46,6 +46,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <nlohmann/json.hpp>
 
 #include "mltcp.h"
 #include "mltcp_options.hpp"
@@ -108,6 +109,8 @@ std::vector<Variant> parse_variants(const std::string &v, bool allow_all)
 // table (core/mltcp_param_table.h, through mltcp_options.hpp).
 
 using ParamTable = mltcp::ParamTable<mltcp_params>;
+// JSON output (status, stats), fields in the order they are set.
+using Json = nlohmann::ordered_json;
 
 void apply_param(mltcp_params &p, const std::string &kv)
 {
@@ -840,6 +843,78 @@ int collect_cgroup(const char *p, const struct stat *st, int type, struct FTW *)
 	return 0;
 }
 
+// Attached cgroups from the pin names "<cgroup id>_<variant>".
+std::vector<std::pair<unsigned long long, std::string>> attachments()
+{
+	std::vector<std::pair<unsigned long long, std::string>> out;
+	for (const auto &a : list_dir(MLTCP_PIN_CGROUP_DIR)) {
+		auto us = a.find('_');
+		if (us != std::string::npos)
+			out.push_back({std::strtoull(a.substr(0, us).c_str(), nullptr, 10),
+				       a.substr(us + 1)});
+	}
+	return out;
+}
+
+// What 'mltcpctl status' reports, collected once and printed as text or JSON.
+struct StatusReport {
+	struct VariantState {
+		const char *cc;
+		bool registered;	// else pinned but not registered
+	};
+	struct Attachment {
+		unsigned long long cgroup_id;
+		std::string cgroup;	// path, empty when no directory has that id
+		std::string cc;
+	};
+	std::string default_cc;
+	bool loaded = false;
+	bool link_mode = false;
+	std::vector<VariantState> variants;
+	bool hints_pinned = false;
+	unsigned hints_mode = 0;
+	std::string hints_group;
+	std::vector<Attachment> attachments;
+	mltcp_params params{};	// as configured, with the derived norms
+};
+
+StatusReport collect_status()
+{
+	StatusReport r;
+	r.default_cc = read_file(kDefaultCc);
+	r.loaded = loaded();
+	if (!r.loaded)
+		return r;
+	mltcp_state s{};
+	read_state(s);
+	r.link_mode = s.link_mode;
+	for (const auto &v : kVariants) {
+		bool pinned = path_exists(reg_pin("link", v.cc)) || path_exists(reg_pin("ops", v.cc));
+		if (pinned || cc_available(v.cc))
+			r.variants.push_back({v.cc, cc_available(v.cc)});
+	}
+	struct stat st;
+	if (stat(MLTCP_PIN_HINTS, &st) == 0) {
+		struct group *g = getgrgid(st.st_gid);
+		r.hints_pinned = true;
+		r.hints_mode = st.st_mode & 0777;
+		r.hints_group = g ? g->gr_name : "?";
+	}
+	auto atts = attachments();
+	if (!atts.empty()) {
+		std::string root = cgroup2_mount();
+		if (!root.empty())
+			nftw(root.c_str(), collect_cgroup, 16, FTW_PHYS | FTW_MOUNT);
+	}
+	for (const auto &a : atts) {
+		auto it = g_cg_paths.find(a.first);
+		r.attachments.push_back({a.first, it != g_cg_paths.end() ? it->second : "", a.second});
+	}
+	r.params = read_config();
+	mltcp_params_derive(&r.params);	/* the norms, for the JSON report */
+	return r;
+}
+
 void print_params(const mltcp_params &p, const char *indent)
 {
 	for (const auto &r : ParamTable::Rows())
@@ -853,49 +928,78 @@ void print_params(const mltcp_params &p, const char *indent)
 		    "norm_cubic", d.norm_cubic, d.norm_cubic);
 }
 
+void print_status_text(const StatusReport &r)
+{
+	std::printf("default congestion control: %s\n", r.default_cc.c_str());
+	if (!r.loaded) {
+		std::printf("MLTCP: not loaded\n");
+		return;
+	}
+	std::printf("MLTCP: loaded (%s)\n", r.link_mode ? "struct_ops links" : "plain registration");
+	for (const auto &v : r.variants)
+		std::printf("  %-12s %s\n", v.cc, v.registered ? "registered" : "pinned but NOT registered");
+	if (r.hints_pinned)
+		std::printf("hints: %s mode %03o group %s\n", MLTCP_PIN_HINTS, r.hints_mode,
+			    r.hints_group.c_str());
+	std::printf("cgroup attachments: %zu\n", r.attachments.size());
+	for (const auto &a : r.attachments)
+		std::printf("  %-40s %s\n",
+			    !a.cgroup.empty() ? a.cgroup.c_str()
+					      : ("cgroup id " + std::to_string(a.cgroup_id)).c_str(),
+			    a.cc.c_str());
+	std::printf("parameters:\n");
+	print_params(r.params, "  ");
+}
+
+// The same report as one JSON object; fields absent when MLTCP is not loaded.
+void print_status_json(const StatusReport &r)
+{
+	Json j;
+	j["default_cc"] = r.default_cc;
+	j["loaded"] = r.loaded;
+	if (r.loaded) {
+		j["mode"] = r.link_mode ? "struct_ops links" : "plain registration";
+		j["variants"] = Json::array();
+		for (const auto &v : r.variants)
+			j["variants"].push_back({{"cc", v.cc}, {"registered", v.registered}});
+		if (r.hints_pinned) {
+			char mode[8];
+			std::snprintf(mode, sizeof(mode), "%04o", r.hints_mode);
+			j["hints"] = {{"path", MLTCP_PIN_HINTS}, {"mode", mode}, {"group", r.hints_group}};
+		} else {
+			j["hints"] = nullptr;
+		}
+		j["attachments"] = Json::array();
+		for (const auto &a : r.attachments)
+			j["attachments"].push_back(
+				{{"cgroup", a.cgroup.empty() ? Json(nullptr) : Json(a.cgroup)},
+				 {"cgroup_id", a.cgroup_id}, {"cc", a.cc}});
+		Json params;
+		for (const auto &row : ParamTable::Rows())
+			params[row.name] = static_cast<unsigned long long>(mltcp::GetParam(&r.params, row));
+		params["norm_reno"] = r.params.norm_reno;
+		params["norm_cubic"] = r.params.norm_cubic;
+		j["parameters"] = params;
+	}
+	std::printf("%s\n", j.dump(2).c_str());
+}
+
 int cmd_status(const std::vector<std::string> &args)
 {
-	if (!args.empty())
-		fail(kUsage, "status takes no arguments (see 'mltcpctl status --help')");
+	bool json = false;
+	for (const auto &a : args) {
+		if (a == "--json")
+			json = true;
+		else
+			fail(kUsage, "unknown option '%s' for status (see 'mltcpctl status --help')",
+			     a.c_str());
+	}
 	need_root("mltcpctl status");
-	std::printf("default congestion control: %s\n", read_file(kDefaultCc).c_str());
-	if (!loaded()) {
-		std::printf("MLTCP: not loaded\n");
-		return kOk;
-	}
-	mltcp_state s{};
-	read_state(s);
-	std::printf("MLTCP: loaded (%s)\n", s.link_mode ? "struct_ops links" : "plain registration");
-	for (const auto &v : kVariants) {
-		bool pinned = path_exists(reg_pin("link", v.cc)) || path_exists(reg_pin("ops", v.cc));
-		if (pinned || cc_available(v.cc))
-			std::printf("  %-12s %s\n", v.cc,
-				    cc_available(v.cc) ? "registered" : "pinned but NOT registered");
-	}
-	struct stat st;
-	if (stat(MLTCP_PIN_HINTS, &st) == 0) {
-		struct group *g = getgrgid(st.st_gid);
-		std::printf("hints: %s mode %03o group %s\n", MLTCP_PIN_HINTS, st.st_mode & 0777,
-			    g ? g->gr_name : "?");
-	}
-	auto atts = list_dir(MLTCP_PIN_CGROUP_DIR);
-	std::printf("cgroup attachments: %zu\n", atts.size());
-	if (!atts.empty()) {
-		std::string root = cgroup2_mount();
-		if (!root.empty())
-			nftw(root.c_str(), collect_cgroup, 16, FTW_PHYS | FTW_MOUNT);
-		for (const auto &a : atts) {
-			auto us = a.find('_');
-			unsigned long long id = std::strtoull(a.substr(0, us).c_str(), nullptr, 10);
-			auto it = g_cg_paths.find(id);
-			std::printf("  %-40s %s\n",
-				    it != g_cg_paths.end() ? it->second.c_str()
-							   : ("cgroup id " + std::to_string(id)).c_str(),
-				    a.substr(us + 1).c_str());
-		}
-	}
-	std::printf("parameters:\n");
-	print_params(read_config(), "  ");
+	StatusReport r = collect_status();
+	if (json)
+		print_status_json(r);
+	else
+		print_status_text(r);
 	return kOk;
 }
 
@@ -1042,24 +1146,27 @@ void print_table(const std::vector<Flow> &flows)
 
 void print_json(const std::vector<Flow> &flows)
 {
-	std::printf("{\"flows\": [");
-	for (size_t i = 0; i < flows.size(); i++) {
-		const auto &f = flows[i];
-		std::printf("%s\n  {\"netns\": %u, \"local\": \"%s\", \"remote\": \"%s\", \"cc\": \"%s\", "
-			    "\"iterations\": %u, \"detected\": %u, \"hinted\": %u, "
-			    "\"iter_bytes\": %llu, \"bytes_per_iter\": %llu, \"bytes_acked\": %llu, "
-			    "\"bytes_ratio\": %s, \"gain\": %.6f, \"cwnd\": %u, \"ssthresh\": %u, "
-			    "\"srtt_us\": %u}",
-			    i ? "," : "", f.key.netns, addr_str(f.key, f.key.saddr, f.key.sport).c_str(),
-			    addr_str(f.key, f.key.daddr, f.key.dport).c_str(), variant_cc(f.st.variant),
-			    f.st.iterations, f.st.iterations - f.st.hinted, f.st.hinted,
-			    (unsigned long long)f.st.iter_bytes, (unsigned long long)f.st.bytes_per_iter,
-			    (unsigned long long)f.st.bytes_acked,
-			    f.st.ratio == MLTCP_RATIO_NONE ? "null"
-							   : std::to_string(f.st.ratio / 1024.0).c_str(),
-			    f.st.gain / 1024.0, f.st.cwnd, f.st.ssthresh, f.st.srtt_us);
-	}
-	std::printf("%s]}\n", flows.empty() ? "" : "\n");
+	Json list = Json::array();
+	for (const auto &f : flows)
+		list.push_back({
+			{"netns", f.key.netns},
+			{"local", addr_str(f.key, f.key.saddr, f.key.sport)},
+			{"remote", addr_str(f.key, f.key.daddr, f.key.dport)},
+			{"cc", variant_cc(f.st.variant)},
+			{"iterations", f.st.iterations},
+			{"detected", f.st.iterations - f.st.hinted},
+			{"hinted", f.st.hinted},
+			{"iter_bytes", f.st.iter_bytes},
+			{"bytes_per_iter", f.st.bytes_per_iter},
+			{"bytes_acked", f.st.bytes_acked},
+			{"bytes_ratio", f.st.ratio == MLTCP_RATIO_NONE ? Json(nullptr)
+								       : Json(f.st.ratio / 1024.0)},
+			{"gain", f.st.gain / 1024.0},
+			{"cwnd", f.st.cwnd},
+			{"ssthresh", f.st.ssthresh},
+			{"srtt_us", f.st.srtt_us},
+		});
+	std::printf("%s\n", Json{{"flows", list}}.dump(2).c_str());
 }
 
 int cmd_stats(const std::vector<std::string> &args)
@@ -1144,9 +1251,10 @@ const Command kCommands[] = {
 	 "Remove MLTCP's attachment and job from cgroup PATH; new sockets there use\n"
 	 "their own choice again.\n"},
 	{"status", cmd_status,
-	 "usage: mltcpctl status\n"
+	 "usage: mltcpctl status [--json]\n"
 	 "Show what is loaded and how, the hint map's permissions, cgroup attachments,\n"
-	 "the default congestion control and the runtime parameters.\n"},
+	 "the default congestion control and the runtime parameters (with the norms\n"
+	 "derived from them).  --json for scripts: the same as one JSON object.\n"},
 	{"set", cmd_set,
 	 std::string("usage: mltcpctl set k=v [k=v ...]\n"
 		     "Change runtime parameters without reloading.  The new set is validated as a\n"
@@ -1233,17 +1341,7 @@ std::vector<std::string> ctl_registered_variants()
 	return out;
 }
 
-std::vector<std::pair<unsigned long long, std::string>> ctl_attachments()
-{
-	std::vector<std::pair<unsigned long long, std::string>> out;
-	for (const auto &a : list_dir(MLTCP_PIN_CGROUP_DIR)) {
-		auto us = a.find('_');
-		if (us != std::string::npos)
-			out.push_back({std::strtoull(a.substr(0, us).c_str(), nullptr, 10),
-				       a.substr(us + 1)});
-	}
-	return out;
-}
+std::vector<std::pair<unsigned long long, std::string>> ctl_attachments() { return attachments(); }
 
 int main(int argc, char **argv)
 {
