@@ -911,21 +911,20 @@ StatusReport collect_status()
 		r.attachments.push_back({a.first, it != g_cg_paths.end() ? it->second : "", a.second});
 	}
 	r.params = read_config();
-	mltcp_params_derive(&r.params);	/* the norms, for the JSON report */
+	mltcp_params_derive(&r.params);	/* what the datapath applies: F x norm / 1024 */
 	return r;
 }
 
+// p with its derived norms filled (mltcp_params_derive).
 void print_params(const mltcp_params &p, const char *indent)
 {
 	for (const auto &r : ParamTable::Rows())
 		std::printf("%s%-14s %llu\n", indent, r.name,
 			    static_cast<unsigned long long>(mltcp::GetParam(&p, r)));
-	mltcp_params d = p;	/* what the datapath applies: F x norm / 1024 */
-	mltcp_params_derive(&d);
 	std::printf("%s%-14s %u (derived: mltcp applies F x %u/1024)\n", indent, "norm_reno",
-		    d.norm_reno, d.norm_reno);
+		    p.norm_reno, p.norm_reno);
 	std::printf("%s%-14s %u (derived: mltcp_cubic applies F x %u/1024)\n", indent,
-		    "norm_cubic", d.norm_cubic, d.norm_cubic);
+		    "norm_cubic", p.norm_cubic, p.norm_cubic);
 }
 
 void print_status_text(const StatusReport &r)
@@ -1016,6 +1015,7 @@ int cmd_set(const std::vector<std::string> &args)
 		apply_param(p, a);
 	validate_params(p);
 	write_config(p);
+	mltcp_params_derive(&p);
 	print_params(p, "");
 	return kOk;
 }
