@@ -189,35 +189,45 @@ MLTCP_INLINE int mltcp_iter_close(struct mltcp_iter *it, int learn)
 }
 
 /*
- * Sending resumes with nothing in flight (the kernel's CA_EVENT_TX_START).
+ * Sending resumes with nothing in flight (the kernel's CA_EVENT_TX_START)
+ * after an idle gap of gap_us: the flow's own (mltcp_iter_on_tx_start), or
+ * less where its job was busy meanwhile (mltcp_job_member_on_tx_start).
  * Returns 1 when this starts a new iteration by detection.  Flows driven by
  * hints never detect boundaries: the hint overrides detection.
  */
+MLTCP_INLINE int mltcp_iter_on_tx_start_gap(struct mltcp_iter *it,
+					    const struct mltcp_params *p,
+					    __u64 acked_total, __u32 now_us,
+					    __u32 srtt_us, __u32 gap_us)
+{
+	__u32 thresh;
+	int boundary = 0;
+
+	/* Late bytes count for the ending iteration, not as activity now. */
+	mltcp_iter_account(it, acked_total);
+	thresh = mltcp_idle_threshold_us(it, p, srtt_us);
+	if (it->flags & MLTCP_F_HINTED) {
+		/* nothing to detect */
+	} else if (gap_us >= thresh) {
+		boundary = mltcp_iter_close(it, 1);
+	} else if (it->iter_bytes != 0) {
+		/* A pause inside a communication phase: adapt the threshold. */
+		if (gap_us >= it->gap_ewma_us)
+			it->gap_ewma_us += (gap_us - it->gap_ewma_us) >> MLTCP_GAP_EWMA_SHIFT;
+		else
+			it->gap_ewma_us -= (it->gap_ewma_us - gap_us) >> MLTCP_GAP_EWMA_SHIFT;
+	}
+	it->last_active_us = now_us;
+	return boundary;
+}
+
 MLTCP_INLINE int mltcp_iter_on_tx_start(struct mltcp_iter *it,
 					const struct mltcp_params *p,
 					__u64 acked_total, __u32 now_us,
 					__u32 srtt_us)
 {
-	__u32 gap, thresh;
-	int boundary = 0;
-
-	/* Late bytes count for the ending iteration, not as activity now. */
-	mltcp_iter_account(it, acked_total);
-	gap = mltcp_elapsed_us(it->last_active_us, now_us);
-	thresh = mltcp_idle_threshold_us(it, p, srtt_us);
-	if (it->flags & MLTCP_F_HINTED) {
-		/* nothing to detect */
-	} else if (gap >= thresh) {
-		boundary = mltcp_iter_close(it, 1);
-	} else if (it->iter_bytes != 0) {
-		/* A pause inside a communication phase: adapt the threshold. */
-		if (gap >= it->gap_ewma_us)
-			it->gap_ewma_us += (gap - it->gap_ewma_us) >> MLTCP_GAP_EWMA_SHIFT;
-		else
-			it->gap_ewma_us -= (it->gap_ewma_us - gap) >> MLTCP_GAP_EWMA_SHIFT;
-	}
-	it->last_active_us = now_us;
-	return boundary;
+	return mltcp_iter_on_tx_start_gap(it, p, acked_total, now_us, srtt_us,
+					  mltcp_elapsed_us(it->last_active_us, now_us));
 }
 
 /*

@@ -91,4 +91,84 @@ MLTCP_INLINE __u32 mltcp_job_ratio(__u64 iter_bytes_sum, __u64 bytes_per_iter_su
 	return mltcp_ratio_of(iter_bytes_sum, bytes_per_iter_sum);
 }
 
+/*
+ * The job's idle gap.  A member's own silence is not its job's: where the
+ * connections of a job take turns (the Dorylus job: four connections, no
+ * pause between phases), one can be silent for longer than the idle
+ * threshold while its job never paused, and each such silence ends an
+ * "iteration" that was a piece of one.  The flow's F then swings over the
+ * real iteration and its timeouts double (docs/evaluation.md, "The Dorylus
+ * job alone").  So with job_gap a member counts an idle gap only as far as
+ * its job was idle too.
+ *
+ * The job's last pause is recorded when an application start (sending
+ * resumes with nothing in flight, not after a timeout) ends at least
+ * idle_min_us of silence on all members; an ack never ends one.  A member
+ * silent since before that start (the siblings of the connection that
+ * began the phase, which start a moment later, with the job busy) counts
+ * the recorded pause.  A member that ran MLTCP_SEED_BYTES_MAX without a
+ * boundary and has no size does not make the job busy: a bulk flow in the
+ * job's cgroup (a checkpoint upload) must not hide the training
+ * connections' pauses.
+ *
+ * The fields are written without a lock from any CPU; a torn pair (a pause
+ * with another's end) costs one boundary, as any mistaken gap does.
+ */
+struct mltcp_job_activity {
+	__u32 last_active_us;	/* a member's last ack or transmit start */
+	__u32 pause_us;		/* the job's last pause an application start ended */
+	__u32 pause_end_us;	/*   and when it ended */
+	__u32 known;		/* 1 once last_active_us was set */
+};
+
+/* A member acked data or started sending (app_start: the application
+ * resumed, mltcp's tx-start rule), after its own tracking. */
+MLTCP_INLINE void mltcp_job_activity_touch(struct mltcp_job_activity *a,
+					   const struct mltcp_params *p,
+					   const struct mltcp_iter *it,
+					   __u32 now_us, int app_start)
+{
+	__u32 silence;
+
+	if (it->bytes_per_iter == 0 && it->iter_bytes > MLTCP_SEED_BYTES_MAX)
+		return;	/* no boundary in 4 MiB: a bulk flow */
+	silence = mltcp_elapsed_us(a->last_active_us, now_us);
+	if (a->known && app_start && silence >= p->idle_min_us) {
+		a->pause_us = silence;
+		a->pause_end_us = now_us;
+	}
+	a->last_active_us = now_us;
+	a->known = 1;
+}
+
+/* The idle gap a member resuming now counts: its own, at most as long as
+ * the job's (the silence now, or the pause that ended while the member was
+ * quiet). */
+MLTCP_INLINE __u32 mltcp_job_member_gap_us(const struct mltcp_job_activity *a,
+					   const struct mltcp_params *p,
+					   const struct mltcp_iter *it,
+					   __u32 now_us)
+{
+	__u32 own = mltcp_elapsed_us(it->last_active_us, now_us);
+	__u32 job;
+
+	if (!p->job_gap || !a->known)
+		return own;
+	job = mltcp_elapsed_us(a->last_active_us, now_us);
+	if (mltcp_elapsed_us(it->last_active_us, a->pause_end_us) > 0 && a->pause_us > job)
+		job = a->pause_us;
+	return mltcp_min_u32(own, job);
+}
+
+/* mltcp_iter_on_tx_start for a member of a job. */
+MLTCP_INLINE int mltcp_job_member_on_tx_start(struct mltcp_iter *it,
+					      const struct mltcp_job_activity *a,
+					      const struct mltcp_params *p,
+					      __u64 acked_total, __u32 now_us,
+					      __u32 srtt_us)
+{
+	return mltcp_iter_on_tx_start_gap(it, p, acked_total, now_us, srtt_us,
+					  mltcp_job_member_gap_us(a, p, it, now_us));
+}
+
 #endif /* MLTCP_JOB_H */

@@ -60,7 +60,9 @@
 	X(__u32, normalize, "0/1", 1, 0, 1,				\
 	  "1: F times the base's norm, so that a window flow is as aggressive as its base on average; 0: F as given") \
 	X(__u32, start_drain_windows, "windows", 32, 0, 1024,		\
-	  "an iteration of at least this many drained windows starts from the part of the window that was not queue (the drained window: cwnd * min_rtt / srtt, at least 4 segments; ssthresh too; not on a connection that carries its peer's data as well); 0: off, the window carries over")
+	  "an iteration of at least this many drained windows starts from the part of the window that was not queue (the drained window: cwnd * min_rtt / srtt, at least 4 segments; ssthresh too; not on a connection that carries its peer's data as well); 0: off, the window carries over") \
+	X(__u32, job_gap, "0/1", 1, 0, 1,				\
+	  "1: a connection of a job (BPF: the attached cgroup) counts an idle gap only as far as its whole job was idle; 0: its own gap")
 
 /* DCQCN (Zhu et al., SIGCOMM 2015); defaults are the paper's 40 Gbit/s
  * settings (docs/design.md). */

@@ -115,6 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mltcp_reno_cache cache;
   mltcp_reno_cache_init(&cache);
   uint32_t cwnd = 10;
+  mltcp_job_activity job{};
 
   for (int step = 0; step < 4096 && !in.empty(); step++) {
     const uint8_t op = in.Take<uint8_t>() % 10;
@@ -123,12 +124,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         acked += in.Take<uint32_t>();
         now += in.Take<uint16_t>();
         mltcp_iter_on_ack(&it, acked, now);
+        // The flow's job: its own activity, or a sibling's a little earlier.
+        mltcp_job_activity_touch(&job, &p, &it, now - in.Take<uint16_t>(), in.Take<uint8_t>() & 1);
         break;
       }
       case 1: {  // idle gap, then TX_START and the window it starts with
         now += in.Take<uint32_t>() >> (in.Take<uint8_t>() & 31);
         const uint32_t srtt = in.Take<uint32_t>();
-        mltcp_iter_on_tx_start(&it, &p, acked, now, srtt);
+        Check(mltcp_job_member_gap_us(&job, &p, &it, now) <=
+                  mltcp_elapsed_us(it.last_active_us, now),
+              "a job member's gap longer than its own");
+        if (in.Take<uint8_t>() & 1)
+          mltcp_job_member_on_tx_start(&it, &job, &p, acked, now, srtt);
+        else
+          mltcp_iter_on_tx_start(&it, &p, acked, now, srtt);
+        mltcp_job_activity_touch(&job, &p, &it, now, 1);
         const uint32_t min_rtt = in.Take<uint32_t>();
         const uint32_t mss = in.Take<uint16_t>();
         // Half of the connections carry some of their peer's data too.
@@ -157,7 +167,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 3: {  // any parameter set: applied only if valid
         // Ranges a little wider than the valid ones: most sets are valid,
         // some are not and must be refused.
-        mltcp_params q;
+        mltcp_params q = p;
         q.enabled = in.Take<uint8_t>() % 3;
         q.slope = in.Take<uint16_t>() % 9000;
         q.intercept = in.Take<uint16_t>() % 4500;
@@ -167,7 +177,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         q.idle_max_us = in.Take<uint32_t>() % 11000000;
         q.idle_rtt_mult = in.Take<uint8_t>() % 70;
         q.scale_decrease = in.Take<uint8_t>() % 3;
+        q.job_gap = in.Take<uint8_t>() % 3;
         if (mltcp_params_validate(&q) == MLTCP_PARAM_OK) {
+          mltcp_params_derive(&q);  // as every datapath does after a set
           p = q;
           // Documented: a cached F keeps the old parameters until its step
           // ends; checking it against the new bounds needs a fresh cache.

@@ -181,3 +181,119 @@ TEST(Job, GainCacheFollowsTheJobRatio) {
   EXPECT_GT(mltcp_gain_cached(&c, &a.it, &a.p), at_zero);
   EXPECT_EQ(mltcp_gain_cached(&c, &a.it, &a.p), mltcp_reno_gain(&a.it, &a.p));
 }
+
+// The job's idle gap (mltcp_job_activity): members on one clock, each
+// event followed by the datapath's touch, as bpf/mltcp.bpf.c does.
+namespace {
+
+struct Member {
+  Driver d;
+  mltcp_job_activity *job;
+
+  // `bytes` acked from `at` on, 10 us apart, each ack touching the job.
+  void Acks(uint32_t at, uint64_t bytes) {
+    d.now = at;
+    for (uint64_t left = bytes; left;) {
+      const uint64_t a = left < 1448 ? left : 1448;
+      left -= a;
+      d.acked += a;
+      d.now += 10;
+      mltcp_iter_on_ack(&d.it, d.acked, d.now);
+      mltcp_job_activity_touch(job, &d.p, &d.it, d.now, 0);
+    }
+  }
+  // The application resumes at `at`; returns whether a boundary was seen.
+  bool Start(uint32_t at) {
+    d.now = at;
+    const bool b = mltcp_job_member_on_tx_start(&d.it, job, &d.p, d.acked, d.now, d.srtt);
+    mltcp_job_activity_touch(job, &d.p, &d.it, d.now, 1);
+    return b;
+  }
+};
+
+// Two members that have learned a 100 kB iteration and acked the next one
+// together.
+struct TwoMembers {
+  mltcp_job_activity job{};
+  Member a{{}, &job}, b{{}, &job};
+
+  TwoMembers() {
+    for (Member *m : {&a, &b}) {  // sizes learned before the job is known
+      m->d.Phase(100000);
+      EXPECT_TRUE(m->d.Idle(400000));
+    }
+    a.Acks(a.d.now, 100000);
+    b.Acks(b.d.now, 100000);
+  }
+};
+
+}  // namespace
+
+TEST(JobGap, StripedSiblingsCountThePauseTheFirstStartEnded) {
+  TwoMembers t;
+  // 10 ms of silence; a starts the phase, b 300 us later with a busy: b
+  // still sees the pause, a's start ended it while b was quiet.
+  EXPECT_TRUE(t.a.Start(t.a.d.now + 10000));
+  t.a.Acks(t.a.d.now, 3000);
+  EXPECT_EQ(t.job.pause_us, 10000u);
+  EXPECT_TRUE(t.b.Start(t.b.d.now + 10300));
+}
+
+TEST(JobGap, TurnTakingMemberSeesNoBoundaryWhileTheJobIsBusy) {
+  TwoMembers t;
+  // The job never pauses: b is silent for 5 ms (over the 2 ms threshold)
+  // while a sends; b's own gap would end an iteration.
+  const uint32_t b_quiet = t.b.d.now;
+  for (int i = 0; i < 5; i++)  // 490 us of acks, 1 ms apart
+    t.a.Acks(t.a.d.now + 1000, 70000);
+  ASSERT_GT(t.a.d.now - b_quiet, 5000u);
+  const uint64_t iterations = t.b.d.it.iterations;
+  EXPECT_FALSE(t.b.Start(t.a.d.now + 20));
+  EXPECT_EQ(t.b.d.it.iterations, iterations);
+  // job_gap = 0: the member's own gap, as without a job.
+  TwoMembers u;
+  u.b.d.p.job_gap = 0;
+  for (int i = 0; i < 5; i++)
+    u.a.Acks(u.a.d.now + 1000, 70000);
+  EXPECT_TRUE(u.b.Start(u.a.d.now + 20));
+}
+
+TEST(JobGap, AnAckEndsNoPause) {
+  TwoMembers t;
+  // A retransmission after a timeout, acked after 10 ms of silence, is
+  // activity but no application start: b, resuming just after, sees no
+  // pause of the job's and its 10 ms gap does not count.
+  t.a.Acks(t.a.d.now + 10000, 1448);
+  EXPECT_FALSE(t.b.Start(t.a.d.now + 100));
+  EXPECT_EQ(t.job.pause_us, 0u);
+}
+
+TEST(JobGap, APauseBeforeTheMembersLastActivityIsNotItsGap) {
+  TwoMembers t;
+  EXPECT_TRUE(t.a.Start(t.a.d.now + 10000));  // the job's pause, recorded
+  t.b.Acks(t.a.d.now + 50, 1448);             // b active after it ended
+  t.a.Acks(t.a.d.now, 1448 * 300);            // a busy for 3 ms
+  ASSERT_GT(t.a.d.now - t.b.d.now, 2000u);    // over b's threshold
+  EXPECT_FALSE(t.b.Start(t.a.d.now + 100));
+}
+
+TEST(JobGap, BulkMemberDoesNotMakeTheJobBusy) {
+  TwoMembers t;
+  Member bulk{{}, &t.job};
+  bulk.Acks(t.a.d.now + 1000, MLTCP_SEED_BYTES_MAX);  // no size yet: counts
+  EXPECT_EQ(t.job.last_active_us, bulk.d.now);
+  bulk.Acks(bulk.d.now + 10, 1000000);  // never idle: past 4 MiB, a bulk flow
+  EXPECT_EQ(bulk.d.it.bytes_per_iter, 0u);
+  EXPECT_LT(t.job.last_active_us, bulk.d.now - 5000);
+  EXPECT_TRUE(t.a.Start(bulk.d.now + 100));
+}
+
+TEST(JobGap, UnknownJobOrOwnGapShorterGivesTheOwnGap) {
+  mltcp_job_activity job{};
+  Member a{{}, &job};
+  a.Acks(1000, 100000);
+  EXPECT_EQ(mltcp_job_member_gap_us(&job, &a.d.p, &a.d.it, a.d.now + 7000), 7000u);
+  job.known = 1;
+  job.last_active_us = a.d.now - 5000;  // the job idle longer than the member
+  EXPECT_EQ(mltcp_job_member_gap_us(&job, &a.d.p, &a.d.it, a.d.now + 300), 300u);
+}

@@ -18,6 +18,8 @@ static struct mltcp_reno_flow world_reno;
 static struct mltcp_cubic_flow world_cubic;
 static struct mltcp_dcqcn_flow world_dcqcn;
 static struct mltcp_window world_win;
+static struct mltcp_job_member world_member;
+static struct mltcp_job_activity world_job;
 
 static int __init mltcp_core_world_init(void)
 {
@@ -32,6 +34,17 @@ static int __init mltcp_core_world_init(void)
 	mltcp_iter_on_ack(&world_iter, 1000, (u32)now);
 	mltcp_iter_on_tx_start(&world_iter, &world_params, 1000, (u32)now, 100);
 	mltcp_iter_hint(&world_iter, 1000, 5000, (u32)now);
+	mltcp_job_member_on_tx_start(&world_iter, &world_job, &world_params, 1000,
+				     (u32)now + 3000, 100);
+	mltcp_job_activity_touch(&world_job, &world_params, &world_iter, (u32)now + 3000, 1);
+	{
+		struct mltcp_job_delta d;
+
+		if (mltcp_job_member_update(&world_member, &world_iter, &d))
+			pr_info("mltcp_core_world: job ratio %u\n",
+				mltcp_job_ratio(d.iter_bytes, d.bytes_per_iter));
+		mltcp_job_member_leave(&world_member, &d);
+	}
 	gain = mltcp_gain(&world_iter, &world_params);
 	pr_info("mltcp_core_world: gain %u w %u cnt %u\n", gain,
 		mltcp_reno_ai_w(10, gain), mltcp_cubic_cnt(10, gain));
