@@ -14,9 +14,9 @@
  * hooks to it, as the kernel module does.  Differences from the module:
  * the window guard below; HyStart's TSO cushion uses a fixed 64 KiB GSO
  * size (bpf_cubic.c does the same); and jobs: the sockets of one job's
- * cgroup share one bytes ratio (core/mltcp_job.h, the jobs map below) and
- * one first-iteration seed, where the module keeps a ratio and a seed per
- * socket.
+ * cgroup share one bytes ratio (core/mltcp_job.h, the jobs map below), one
+ * first-iteration seed and the job's idle gaps, where the module keeps a
+ * ratio, a seed and a gap per socket.
  *
  * Window guard (mltcp_guard_*): on the host kernel (6.18.44-fc) a small
  * fraction of struct_ops calls run no program: about 0.5% of the CA-state
@@ -34,7 +34,7 @@
  * holding the runtime parameters mltcp_cfg, a global read directly on every
  * ack), hints (socket storage: "an iteration of N bytes starts now"), jobs
  * (per cgroup: the same hints, written through mltcp_jobhint.bpf.c, and
- * the job's progress, which its sockets keep here), stats (an
+ * the job's progress and activity, which its sockets keep here), stats (an
  * iterator link that reads the socket storage mltcp_flows, which holds the
  * per-flow counters and is deleted in .release), state (mltcpctl's own),
  * counters (the .bss with the host counters).
@@ -333,10 +333,12 @@ static __always_inline __u32 mltcp_job_join(struct sock *sk)
 	return mltcp_seed_hash(j->has_seed ? j->seed : j->epoch);
 }
 
-/* After the flow's own tracking: its share into the job's progress and the
- * job's ratio back into the flow. */
-static __always_inline void mltcp_job_update(struct mltcp_iter *it, struct mltcp_job *j,
-					     struct mltcp_job_sock *js)
+/* After the flow's own tracking: its activity and share into the job's
+ * (app_start: the application resumed sending) and the job's ratio back
+ * into the flow. */
+static __always_inline void mltcp_job_update(struct sock *sk, struct mltcp_iter *it,
+					     struct mltcp_job *j, struct mltcp_job_sock *js,
+					     int app_start)
 {
 	struct mltcp_job_delta d;
 
@@ -344,6 +346,8 @@ static __always_inline void mltcp_job_update(struct mltcp_iter *it, struct mltcp
 		mltcp_iter_set_job_ratio(it, MLTCP_RATIO_NONE);
 		return;
 	}
+	mltcp_job_activity_touch(&j->activity, &mltcp_cfg, it, mltcp_now_us(tcp_sk(sk)),
+				 app_start);
 	if (mltcp_job_member_update(&js->share, it, &d))
 		mltcp_job_add(j, &d);
 	mltcp_iter_set_job_ratio(it, mltcp_job_ratio(j->iter_bytes_sum, j->bytes_per_iter_sum));
@@ -423,7 +427,7 @@ static __always_inline void mltcp_track_ack(struct sock *sk, struct mltcp_iter *
 
 	mltcp_apply_hint(sk, it, &j, &js);
 	mltcp_iter_on_ack(it, tp->bytes_acked, mltcp_now_us(tp));
-	mltcp_job_update(it, j, js);
+	mltcp_job_update(sk, it, j, js, 0);
 	mltcp_stats_update(sk, it, variant);
 }
 
@@ -455,11 +459,19 @@ static __always_inline int mltcp_track_tx_start(struct sock *sk, struct mltcp_it
 	struct mltcp_job_sock *js = NULL;
 	struct mltcp_job *j;
 	int resumed = mltcp_tx_resumed(sk);
+	int hinted = mltcp_apply_hint(sk, it, &j, &js);
 
-	if (!mltcp_apply_hint(sk, it, &j, &js) && resumed)
-		mltcp_iter_on_tx_start(it, &mltcp_cfg, tp->bytes_acked, mltcp_now_us(tp),
-				       tp->srtt_us >> 3);
-	mltcp_job_update(it, j, js);
+	/* A hint is the boundary; a retransmission after a timeout is none. */
+	if (!hinted && resumed) {
+		if (j)
+			mltcp_job_member_on_tx_start(it, &j->activity, &mltcp_cfg,
+						     tp->bytes_acked, mltcp_now_us(tp),
+						     tp->srtt_us >> 3);
+		else
+			mltcp_iter_on_tx_start(it, &mltcp_cfg, tp->bytes_acked,
+					       mltcp_now_us(tp), tp->srtt_us >> 3);
+	}
+	mltcp_job_update(sk, it, j, js, resumed);
 	return resumed;
 }
 

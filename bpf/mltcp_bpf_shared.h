@@ -10,6 +10,8 @@
 #ifndef MLTCP_BPF_SHARED_H
 #define MLTCP_BPF_SHARED_H
 
+#include "mltcp_job.h"	/* struct mltcp_job_activity */
+
 /* Congestion control names registered by the struct_ops maps. */
 #define MLTCP_CC_RENO		"mltcp"
 #define MLTCP_CC_CUBIC		"mltcp_cubic"
@@ -80,6 +82,7 @@ struct mltcp_job {
 	__u64 bytes_per_iter_sum; /*   and their iteration sizes */
 	__u64 seed;		/* MLTCP_JOB_SEED's value, if has_seed */
 	__u64 has_seed;		/* 1 once MLTCP_JOB_SEED was set */
+	struct mltcp_job_activity activity; /* core/mltcp_job.h: its pauses */
 };
 
 /* Job-hint writes since load, over all attached cgroups (one-entry array,

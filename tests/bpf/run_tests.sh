@@ -769,6 +769,35 @@ sys.exit(not (f and f[0]['iterations'] >= $2))" && return 0
 # last_ratio FILE: the bytes ratio at the last phase end of a client's JSON
 last_ratio() { json "$1" "['phase_end'][-1]['bytes_ratio']"; }
 
+# job_members_run TAG: members B and A of the job in $CG_A and outsider C
+# (mltcp by setsockopt, no cgroup).  B: 2 iterations of 60 MB, 2.4 s each
+# alone.  A and C: 3 iterations of 2 MB, started once B has begun its
+# second iteration (B has structure from then on), so that they end while
+# B is in the middle of it (after about 1 s of B's 2.4 s or more).
+# Compute gaps of 100 ms: above idle_max_us, a boundary whatever the
+# queue's RTT, where a connection's own gap counts.  At A's last phase end
+# its own ratio is 1, as C's is; its job's is (2 + what B has sent of its
+# 60) / 62.  Clients' JSON in $WORK/j{a,b,c}c-TAG.json.
+job_members_run() {
+	local tag=$1 pb pa pc wa wb
+	next_port; pb=$PORT; server "$NS_B" $pb "$WORK/jb-$tag.json"
+	next_port; pa=$PORT; server "$NS_B" $pa "$WORK/ja-$tag.json"
+	next_port; pc=$PORT; server "$NS_B" $pc "$WORK/jc-$tag.json"
+	job_client "$CG_A" $pb "$WORK/jbc-$tag.json" --iterations 2 --bytes 60000000 --gap-ms 100 &
+	wb=$!
+	# Its first iteration is the connection's handshake (1 byte), so
+	# iteration 2 is B's first of 60 MB done.
+	check "  ... B begins its second iteration" wait_flow_iterations $pb 2
+	job_client "$CG_A" $pa "$WORK/jac-$tag.json" --iterations 3 --bytes 2000000 --gap-ms 100 &
+	wa=$!
+	job_client - $pc "$WORK/jcc-$tag.json" --cc mltcp --iterations 3 --bytes 2000000 --gap-ms 100
+	wait $wa; wait $wb
+	wait_file "$WORK/jb-$tag.json" && wait_file "$WORK/ja-$tag.json" && wait_file "$WORK/jc-$tag.json"
+	check "  ... A and B got mltcp from the attachment" test \
+		"$(json "$WORK/jac-$tag.json" "['cc']") $(json "$WORK/jbc-$tag.json" "['cc']")" = "mltcp mltcp"
+	echo "  ratio at the last phase end: A (job member) $(last_ratio "$WORK/jac-$tag.json"), C (alone) $(last_ratio "$WORK/jcc-$tag.json")"
+}
+
 test_jobs() {
 	echo "== job progress: the MLTCP sockets of one attached cgroup share one bytes ratio"
 	check "namespaces and tbf bottleneck (200 Mbit/s, queue 256 KB)" make_bottleneck 32kb 256kb ||
@@ -777,35 +806,19 @@ test_jobs() {
 	check "load" "$CTL" load
 	check "attach ${CG_A##*/}" "$CTL" attach --cgroup "$CG_A"
 	check "  ... its job entry, no hint yet" jobs_without_hints 1
-	# Member B: 2 iterations of 60 MB, 2.4 s each alone.  Member A and
-	# outsider C (mltcp by setsockopt, no cgroup): 3 iterations of 2 MB,
-	# started once B has begun its second iteration (B has structure from
-	# then on), so that they end while B is in the middle of it (after
-	# about 1 s of B's 2.4 s or more).  Compute gaps of 100 ms: above
-	# idle_max_us, a boundary whatever the queue's RTT.  At A's last
-	# phase end its own ratio is 1, as C's is; its job's is
-	# (2 + what B has sent of its 60) / 62.
-	local pb pa pc
-	next_port; pb=$PORT; server "$NS_B" $pb "$WORK/jb.json"
-	next_port; pa=$PORT; server "$NS_B" $pa "$WORK/ja.json"
-	next_port; pc=$PORT; server "$NS_B" $pc "$WORK/jc.json"
-	job_client "$CG_A" $pb "$WORK/jbc.json" --iterations 2 --bytes 60000000 --gap-ms 100 &
-	local wb=$!
-	# Its first iteration is the connection's handshake (1 byte), so
-	# iteration 2 is B's first of 60 MB done.
-	check "  ... B begins its second iteration" wait_flow_iterations $pb 2
-	job_client "$CG_A" $pa "$WORK/jac.json" --iterations 3 --bytes 2000000 --gap-ms 100 &
-	local wa=$!
-	job_client - $pc "$WORK/jcc.json" --cc mltcp --iterations 3 --bytes 2000000 --gap-ms 100
-	wait $wa; wait $wb
-	wait_file "$WORK/jb.json" && wait_file "$WORK/ja.json" && wait_file "$WORK/jc.json"
-	check "  ... A and B got mltcp from the attachment" test \
-		"$(json "$WORK/jac.json" "['cc']") $(json "$WORK/jbc.json" "['cc']")" = "mltcp mltcp"
-	echo "  ratio at the last phase end: A (job member) $(last_ratio "$WORK/jac.json"), C (alone) $(last_ratio "$WORK/jcc.json")"
-	check "A's ratio is its job's: below 0.9 while B is mid-iteration" \
-		pyeval "import sys; r = $(last_ratio "$WORK/jac.json"); sys.exit(not (r is not None and r < 0.9))"
+	# With job_gap (the default) A's compute gaps are not its job's while
+	# B sends: A closes no iteration and stays neutral.
+	job_members_run gap
+	check "job_gap=1: A's 100 ms gaps while B sends are no boundaries: no ratio" \
+		pyeval "import sys; sys.exit($(last_ratio "$WORK/jac-gap.json") is not None)"
 	check "C's ratio is its own: 1.0" \
-		pyeval "import sys; sys.exit(not ($(last_ratio "$WORK/jcc.json") == 1.0))"
+		pyeval "import sys; sys.exit(not ($(last_ratio "$WORK/jcc-gap.json") == 1.0))"
+	check "set job_gap=0" "$CTL" set job_gap=0
+	job_members_run own
+	check "job_gap=0: A's ratio is its job's: below 0.9 while B is mid-iteration" \
+		pyeval "import sys; r = $(last_ratio "$WORK/jac-own.json"); sys.exit(not (r is not None and r < 0.9))"
+	check "C's ratio is its own: 1.0" \
+		pyeval "import sys; sys.exit(not ($(last_ratio "$WORK/jcc-own.json") == 1.0))"
 	check "  ... closed members took their shares out: the job's sums are 0" job_sums_zero
 	check "detach ${CG_A##*/}" "$CTL" detach --cgroup "$CG_A"
 	check "  ... its job entry is gone" test "$(jobs_dump)" = "[]"
