@@ -4,6 +4,7 @@
 // congestion control's cong_avoid: through a function pointer, on a socket
 // struct in memory.  Ends with:
 //   RESULT core_ack_ns=<x> reno_step_ns=<y> ratio=<x/y>
+//   RESULT core_job_ack_ns=<z> ratio=<z/y> job_extra_ns=<z-x>  (a job member)
 //   RESULT dcqcn_cnp_ns=... dcqcn_timer_ns=... dcqcn_sent_ns=...
 #include <benchmark/benchmark.h>
 
@@ -63,6 +64,29 @@ __attribute__((noinline)) void MltcpCongAvoid(FakeSock* sk, uint32_t acked) {
               acked);
 }
 
+// A member of a job of several connections (BPF's per-cgroup jobs): the
+// same, then its share and activity into the job's entry and the job's
+// ratio back (bpf/mltcp.bpf.c's mltcp_job_update, with plain adds where
+// BPF uses atomics on the shared entry).
+struct FakeJob {
+  uint64_t iter_bytes_sum = 0;
+  uint64_t bytes_per_iter_sum = 0;
+  mltcp_job_activity activity{};
+};
+FakeJob g_job;
+mltcp_job_member g_member{};
+
+__attribute__((noinline)) void MltcpJobCongAvoid(FakeSock* sk, uint32_t acked) {
+  MltcpCongAvoid(sk, acked);
+  mltcp_job_activity_touch(&g_job.activity, &sk->params, &sk->ca, (uint32_t)sk->tcp_mstamp, 0);
+  mltcp_job_delta d;
+  if (mltcp_job_member_update(&g_member, &sk->ca, &d)) {
+    g_job.iter_bytes_sum += d.iter_bytes;
+    g_job.bytes_per_iter_sum += d.bytes_per_iter;
+  }
+  mltcp_iter_set_job_ratio(&sk->ca, mltcp_job_ratio(g_job.iter_bytes_sum, g_job.bytes_per_iter_sum));
+}
+
 using CongAvoidFn = void (*)(FakeSock*, uint32_t);
 constexpr uint32_t kMss = 1448;
 constexpr uint32_t kCwndCap = 1 << 16;
@@ -92,6 +116,7 @@ void RunCongAvoid(benchmark::State& state, CongAvoidFn fn) {
 
 void BM_RenoStep(benchmark::State& state) { RunCongAvoid(state, RenoCongAvoid); }
 void BM_MltcpAck(benchmark::State& state) { RunCongAvoid(state, MltcpCongAvoid); }
+void BM_MltcpJobAck(benchmark::State& state) { RunCongAvoid(state, MltcpJobCongAvoid); }
 
 void BM_DcqcnCnp(benchmark::State& state) {
   mltcp_dcqcn_params p;
@@ -135,6 +160,7 @@ void BM_DcqcnSent(benchmark::State& state) {
 
 BENCHMARK(BM_RenoStep);
 BENCHMARK(BM_MltcpAck);
+BENCHMARK(BM_MltcpJobAck);
 BENCHMARK(BM_DcqcnCnp);
 BENCHMARK(BM_DcqcnTimer);
 BENCHMARK(BM_DcqcnSent);
@@ -167,5 +193,8 @@ int main(int argc, char** argv) {
               reporter.ns["BM_DcqcnSent"]);
   std::printf("RESULT core_ack_ns=%.2f reno_step_ns=%.2f ratio=%.2f extra_ns=%.2f\n",
               core, reno, core / reno, core - reno);
+  const double job = reporter.ns["BM_MltcpJobAck"];
+  std::printf("RESULT core_job_ack_ns=%.2f ratio=%.2f job_extra_ns=%.2f\n", job, job / reno,
+              job - core);
   return 0;
 }
