@@ -462,15 +462,9 @@ static __always_inline int mltcp_track_tx_start(struct sock *sk, struct mltcp_it
 	int hinted = mltcp_apply_hint(sk, it, &j, &js);
 
 	/* A hint is the boundary; a retransmission after a timeout is none. */
-	if (!hinted && resumed) {
-		if (j)
-			mltcp_job_member_on_tx_start(it, &j->activity, &mltcp_cfg,
-						     tp->bytes_acked, mltcp_now_us(tp),
-						     tp->srtt_us >> 3);
-		else
-			mltcp_iter_on_tx_start(it, &mltcp_cfg, tp->bytes_acked,
-					       mltcp_now_us(tp), tp->srtt_us >> 3);
-	}
+	if (!hinted && resumed)
+		mltcp_job_member_on_tx_start(it, j ? &j->activity : NULL, &mltcp_cfg,
+					     tp->bytes_acked, mltcp_now_us(tp), tp->srtt_us >> 3);
 	mltcp_job_update(sk, it, j, js, resumed);
 	return resumed;
 }

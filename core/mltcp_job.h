@@ -122,7 +122,9 @@ struct mltcp_job_activity {
 };
 
 /* A member acked data or started sending (app_start: the application
- * resumed, mltcp's tx-start rule), after its own tracking. */
+ * resumed, mltcp's tx-start rule), after its own tracking.  Nothing to keep
+ * without job_gap: the entry is shared by the job's sockets on every CPU,
+ * and each store moves its cache line. */
 MLTCP_INLINE void mltcp_job_activity_touch(struct mltcp_job_activity *a,
 					   const struct mltcp_params *p,
 					   const struct mltcp_iter *it,
@@ -130,6 +132,8 @@ MLTCP_INLINE void mltcp_job_activity_touch(struct mltcp_job_activity *a,
 {
 	__u32 silence;
 
+	if (!p->job_gap)
+		return;
 	if (it->bytes_per_iter == 0 && it->iter_bytes > MLTCP_SEED_BYTES_MAX)
 		return;	/* no boundary in 4 MiB: a bulk flow */
 	silence = mltcp_elapsed_us(a->last_active_us, now_us);
@@ -138,12 +142,13 @@ MLTCP_INLINE void mltcp_job_activity_touch(struct mltcp_job_activity *a,
 		a->pause_end_us = now_us;
 	}
 	a->last_active_us = now_us;
-	a->known = 1;
+	if (!a->known)
+		a->known = 1;
 }
 
 /* The idle gap a member resuming now counts: its own, at most as long as
  * the job's (the silence now, or the pause that ended while the member was
- * quiet). */
+ * quiet).  a is NULL for a flow without a job: its own gap. */
 MLTCP_INLINE __u32 mltcp_job_member_gap_us(const struct mltcp_job_activity *a,
 					   const struct mltcp_params *p,
 					   const struct mltcp_iter *it,
@@ -152,7 +157,7 @@ MLTCP_INLINE __u32 mltcp_job_member_gap_us(const struct mltcp_job_activity *a,
 	__u32 own = mltcp_elapsed_us(it->last_active_us, now_us);
 	__u32 job;
 
-	if (!p->job_gap || !a->known)
+	if (!a || !p->job_gap || !a->known)
 		return own;
 	job = mltcp_elapsed_us(a->last_active_us, now_us);
 	if (mltcp_elapsed_us(it->last_active_us, a->pause_end_us) > 0 && a->pause_us > job)
@@ -160,7 +165,8 @@ MLTCP_INLINE __u32 mltcp_job_member_gap_us(const struct mltcp_job_activity *a,
 	return mltcp_min_u32(own, job);
 }
 
-/* mltcp_iter_on_tx_start for a member of a job. */
+/* mltcp_iter_on_tx_start for a member of a job (a: its activity), or for a
+ * flow without one (a NULL). */
 MLTCP_INLINE int mltcp_job_member_on_tx_start(struct mltcp_iter *it,
 					      const struct mltcp_job_activity *a,
 					      const struct mltcp_params *p,

@@ -12,9 +12,7 @@
 #include <map>
 #include <string>
 
-extern "C" {
-#include "mltcp.h"
-}
+#include "test_util.h"
 
 namespace {
 
@@ -68,23 +66,14 @@ __attribute__((noinline)) void MltcpCongAvoid(FakeSock* sk, uint32_t acked) {
 // same, then its share and activity into the job's entry and the job's
 // ratio back (bpf/mltcp.bpf.c's mltcp_job_update, with plain adds where
 // BPF uses atomics on the shared entry).
-struct FakeJob {
-  uint64_t iter_bytes_sum = 0;
-  uint64_t bytes_per_iter_sum = 0;
-  mltcp_job_activity activity{};
-};
-FakeJob g_job;
+mltcp_test::FakeJob g_job;
+mltcp_job_activity g_job_activity{};
 mltcp_job_member g_member{};
 
 __attribute__((noinline)) void MltcpJobCongAvoid(FakeSock* sk, uint32_t acked) {
   MltcpCongAvoid(sk, acked);
-  mltcp_job_activity_touch(&g_job.activity, &sk->params, &sk->ca, (uint32_t)sk->tcp_mstamp, 0);
-  mltcp_job_delta d;
-  if (mltcp_job_member_update(&g_member, &sk->ca, &d)) {
-    g_job.iter_bytes_sum += d.iter_bytes;
-    g_job.bytes_per_iter_sum += d.bytes_per_iter;
-  }
-  mltcp_iter_set_job_ratio(&sk->ca, mltcp_job_ratio(g_job.iter_bytes_sum, g_job.bytes_per_iter_sum));
+  mltcp_job_activity_touch(&g_job_activity, &sk->params, &sk->ca, (uint32_t)sk->tcp_mstamp, 0);
+  g_job.Update(&sk->ca, &g_member);
 }
 
 using CongAvoidFn = void (*)(FakeSock*, uint32_t);

@@ -9,24 +9,8 @@ using mltcp_test::Driver;
 namespace {
 
 // The datapath's side: the job's two sums and one member per flow.
-struct Job {
-  uint64_t iter_bytes_sum = 0;
-  uint64_t bytes_per_iter_sum = 0;
-
-  void Add(const mltcp_job_delta &d) {
-    iter_bytes_sum += d.iter_bytes;  // mod 2^64, as the BPF atomics
-    bytes_per_iter_sum += d.bytes_per_iter;
-  }
-  uint32_t Ratio() const {
-    return mltcp_job_ratio(iter_bytes_sum, bytes_per_iter_sum);
-  }
-  // What the datapath does after each of a flow's events.
-  void Update(Driver &d, mltcp_job_member &m) {
-    mltcp_job_delta delta;
-    if (mltcp_job_member_update(&m, &d.it, &delta))
-      Add(delta);
-    mltcp_iter_set_job_ratio(&d.it, Ratio());
-  }
+struct Job : mltcp_test::FakeJob {
+  void Update(Driver &d, mltcp_job_member &m) { FakeJob::Update(&d.it, &m); }
 };
 
 // One iteration of `bytes` learned by detection, then idle and resume.
@@ -288,11 +272,12 @@ TEST(JobGap, BulkMemberDoesNotMakeTheJobBusy) {
   EXPECT_TRUE(t.a.Start(bulk.d.now + 100));
 }
 
-TEST(JobGap, UnknownJobOrOwnGapShorterGivesTheOwnGap) {
+TEST(JobGap, NoJobUnknownJobOrOwnGapShorterGivesTheOwnGap) {
   mltcp_job_activity job{};
   Member a{{}, &job};
   a.Acks(1000, 100000);
   EXPECT_EQ(mltcp_job_member_gap_us(&job, &a.d.p, &a.d.it, a.d.now + 7000), 7000u);
+  EXPECT_EQ(mltcp_job_member_gap_us(nullptr, &a.d.p, &a.d.it, a.d.now + 7000), 7000u);
   job.known = 1;
   job.last_active_us = a.d.now - 5000;  // the job idle longer than the member
   EXPECT_EQ(mltcp_job_member_gap_us(&job, &a.d.p, &a.d.it, a.d.now + 300), 300u);

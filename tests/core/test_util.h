@@ -46,4 +46,24 @@ struct Driver {
   uint32_t Ratio() const { return mltcp_iter_ratio(&it); }
 };
 
+// The datapath's side of a job (bpf/mltcp.bpf.c, mltcp_job_update): the
+// two sums, added to mod 2^64 as the BPF atomics do, and the job's ratio
+// handed back to the member's flow.
+struct FakeJob {
+  uint64_t iter_bytes_sum = 0;
+  uint64_t bytes_per_iter_sum = 0;
+
+  void Add(const mltcp_job_delta &d) {
+    iter_bytes_sum += d.iter_bytes;
+    bytes_per_iter_sum += d.bytes_per_iter;
+  }
+  uint32_t Ratio() const { return mltcp_job_ratio(iter_bytes_sum, bytes_per_iter_sum); }
+  // What the datapath does after each of a member's events.
+  void Update(mltcp_iter *it, mltcp_job_member *m) {
+    mltcp_job_delta delta;
+    if (mltcp_job_member_update(m, it, &delta)) Add(delta);
+    mltcp_iter_set_job_ratio(it, Ratio());
+  }
+};
+
 }  // namespace mltcp_test
