@@ -10,6 +10,9 @@
           --probe                       connect, report cc, close
           --bulk BYTES [--hint-bytes B] send random bytes, sample cwnd and stats
                                         (optionally after hinting an iteration)
+                                        and the climb: cwnd segments gained per
+                                        second after the first cut, without a
+                                        seeded first iteration
           --iterations K --bytes N --gap-ms G [--hint] [--hint-job]
                                         emulated training: compute gap, then N
                                         bytes (waiting until all are acked), K
@@ -166,16 +169,54 @@ def client_bulk(s, args, res):
         if time.monotonic() - last_stats > 0.2:
             st = flow_stats(port)
             if st:
+                st["cwnd_index"] = len(samples)
+                st["seeded"] = seeded(st)
                 stats.append(st)
             last_stats = time.monotonic()
         time.sleep(0.002)
     t.join()
     wait_drained(s, 30)
+    seconds = time.monotonic() - t0
     st = flow_stats(port)
     if st:
+        st["cwnd_index"] = len(samples)
+        st["seeded"] = seeded(st)
         stats.append(st)
+    climb, excluded = climb_seg_per_s(samples, stats, seconds)
     res.update(sent=args.bulk, sha256=h.hexdigest(), cwnd=samples, ssthresh=ssthresh, stats=stats,
-               seconds=time.monotonic() - t0)
+               seconds=seconds, climb_seg_per_s=climb, climb_excluded_samples=excluded)
+
+
+SEED_BYTES_MAX = 4 << 20  # core/mltcp_iter.h, MLTCP_SEED_BYTES_MAX
+
+
+def seeded(st):
+    """A stats sample taken where the core's first-iteration seed may act: a
+    bulk flow that paused once (a scheduler stall of the sender on a loaded
+    machine) has seen a boundary, and runs its next 4 MiB at a random ratio."""
+    return st["iterations"] >= 1 and st["iter_bytes"] <= SEED_BYTES_MAX
+
+
+def climb_seg_per_s(w, stats, seconds):
+    """cwnd segments gained per second after the first cut (no slow start),
+    leaving out the samples around a seeded stretch (between the stats
+    samples on either side of it), where the gain is not the run's.  Returns
+    (climb, samples left out)."""
+    first = next((i for i in range(1, len(w)) if w[i] <= 0.7 * max(w[:i])), None)
+    if first is None:
+        return None, 0
+    out = [False] * len(w)
+    for k, st in enumerate(stats):
+        if st["seeded"]:
+            lo = stats[k - 1]["cwnd_index"] if k > 0 else 0
+            hi = stats[k + 1]["cwnd_index"] if k + 1 < len(stats) else len(w)
+            for i in range(lo, min(hi + 1, len(w))):
+                out[i] = True
+    pairs = [(w[i], w[i + 1]) for i in range(first, len(w) - 1) if not (out[i] or out[i + 1])]
+    if not pairs:
+        return None, sum(out)
+    up = sum(max(b - a, 0) for a, b in pairs)
+    return up / (seconds * len(pairs) / len(w)), sum(out)
 
 
 def client_iterations(s, args, res):
