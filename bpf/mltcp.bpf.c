@@ -293,8 +293,10 @@ static __always_inline int mltcp_apply_job_hint(struct sock *sk, struct mltcp_it
 }
 
 /* The job the socket tracks with, if any: not one with hints of its own
- * (those are per socket), and its storage synchronised with the entry. */
+ * (those are per socket), and its storage synchronised with the entry.
+ * joining_late: called at an ack or a transmit start, not at .init. */
 static __always_inline struct mltcp_job *mltcp_job_track_of(struct sock *sk,
+							   int joining_late,
 							   struct mltcp_job_sock **jsp)
 {
 	struct mltcp_job *j = mltcp_job_of(sk);
@@ -306,9 +308,15 @@ static __always_inline struct mltcp_job *mltcp_job_track_of(struct sock *sk,
 	if (!js)
 		return NULL;
 	if (js->epoch != j->epoch) {
-		/* Created before its job (attach after connect), or the entry
-		 * was removed and created anew: start from nothing. */
-		js->seen_seq = j->seq;
+		/* Created before its job (attach after connect; Gloo's
+		 * connections, opened before the training loop's first hint),
+		 * or the entry was removed and created anew: start from
+		 * nothing.  A socket joins at its first ack or send after the
+		 * entry appeared, so the entry's last hint, if any, came while
+		 * it was silent: what it sends now is in the iteration that
+		 * hint announced, which it applies next.  At .init, a new
+		 * socket's, the hints so far are history. */
+		js->seen_seq = joining_late ? 0 : j->seq;
 		js->epoch = j->epoch;
 		mltcp_job_member_init(&js->share);
 	}
@@ -327,7 +335,7 @@ static __always_inline __u32 mltcp_job_join(struct sock *sk)
 	struct mltcp_job *j;
 
 	/* No job: the job's first hint, when it comes, is new. */
-	j = mltcp_job_track_of(sk, &js);
+	j = mltcp_job_track_of(sk, 0, &js);
 	if (!j)
 		return bpf_get_prandom_u32();
 	return mltcp_seed_hash(j->has_seed ? j->seed : j->epoch);
@@ -364,7 +372,7 @@ static __always_inline int mltcp_apply_hint(struct sock *sk, struct mltcp_iter *
 	*jp = NULL;
 	h = bpf_sk_storage_get(&mltcp_hints, sk, NULL, 0);
 	if (!h) {
-		*jp = mltcp_job_track_of(sk, jsp);
+		*jp = mltcp_job_track_of(sk, 1, jsp);
 		return *jp ? mltcp_apply_job_hint(sk, it, *jp, *jsp) : 0;
 	}
 	if (h->seq == h->applied_seq)

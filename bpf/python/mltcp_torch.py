@@ -99,10 +99,15 @@ def announce_iterations(ddp_model, nbytes=None, process_group=None, then=None,
     if seed is _FROM_RENDEZVOUS:
         seed = rendezvous_seed()
     # Fail now, not in the first backward pass: is this cgroup attached?
-    # (Harmless: no iteration's bytes are in flight yet.)  The seed first:
-    # the sockets take it at their first hint.
+    # Setting the seed asks (the sockets take it at their first hint).  No
+    # hint before the first iteration's: a connection silent since a hint
+    # counts its next bytes as that hint's iteration, so a hint here would
+    # spend the seeded first iteration on whatever the job sends before
+    # its first backward pass.  Without a seed, a hint is the only way to
+    # ask, and that cost is taken.
     if seed is not None:
         mltcp.seed_job(seed)
-    mltcp.hint_job(state.nbytes)
+    else:
+        mltcp.hint_job(state.nbytes)
     ddp_model.register_comm_hook(state, _hint_hook)
     return state

@@ -670,10 +670,10 @@ test_jobhints() {
 
 	# A job's seed (MLTCP_JOB_SEED) reaches a socket created before its
 	# sub-cgroup became a job (as Gloo's are), hashed as mltcp.bpf.c does.
-	# The socket joins the job at its first send after the entry appeared,
-	# so the hint already made is history; the next one begins its first
-	# hinted iteration, which runs at the seed's stand-in, and the rest at
-	# the flow's own ratio.
+	# The socket joins the job at its first send after the entry appeared;
+	# the hint made while it was silent is its first hinted iteration (the
+	# one that runs at the seed's stand-in), the rest run at the flow's own
+	# ratio.
 	mkdir -p "$CG_S"
 	next_port
 	server - $PORT "$WORK/srv.json" --bind 127.0.0.1
@@ -685,10 +685,10 @@ import json; ph = json.load(open('$WORK/seed.json'))['phase_end']
 h = (12345 * 0x9E3779B97F4A7C15 % 2**64) >> 32
 want = ((h >> 24) << 2) + 2   # seed_ratio's 1/256 step, middle, in 1/1024
 r = [p['bytes_ratio'] for p in ph]
-print('bytes_ratio at phase ends %s, want %d/1024 at the second' % (r, want))
-assert r[1] is not None and round(r[1] * 1024) == want, ph[1]
-assert all(x is not None and x > 0.95 for x in r[2:]), r
-assert ph[-1]['hinted'] == $K - 1, ph[-1]"
+print('bytes_ratio at phase ends %s, want %d/1024 at the first' % (r, want))
+assert r[0] is not None and round(r[0] * 1024) == want, ph[0]
+assert all(x is not None and x > 0.95 for x in r[1:]), r
+assert ph[-1]['hinted'] == $K, ph[-1]"
 	check "bare setsockopt of a 4-byte job seed -> EINVAL" in_cgroup "$CG_S" $PY -c "
 import errno, socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
