@@ -2,7 +2,8 @@
 # testbed_test.sh - the namespace testbed: up with a leftover of a "crashed"
 # run present, traffic through the bottleneck (the tbf counts it, iteration
 # time above the line-rate minimum), two competing flows arrive in order
-# (every veth steers by flow; --reorder leaves that off), down leaves no
+# (every veth steers by flow; --reorder leaves that off), --routed forwards
+# at IP through the same tbf, down leaves no
 # namespace behind, and non-root gets a clear message; then the ring layout
 # (--rx-workers, --bidir):
 # a 2-rank mltcp-emu ring between a sender and a receiver-side worker crosses
@@ -102,6 +103,27 @@ for dm in $(rps_of br) $(rps_of s1); do
 	[[ ! "${dm#*=}" =~ [1-9a-f] ]] || fail "--reorder: ${dm%%=*} still steers (rps_cpus ${dm#*=})"
 done
 echo "ok: --reorder leaves the veths unsteered"
+"$TB" down
+
+# Routed: the middle namespace forwards at IP (no bridge port), traffic
+# still crosses the tbf; the ring layout is refused.
+rc=0; "$TB" up --senders 1 --rx-workers 1 --routed >"$TMP/out" 2>&1 || rc=$?
+[[ $rc -ne 0 && $(left) -eq 0 ]] && grep -q -- "--routed builds the plain dumbbell" "$TMP/out" ||
+	fail "--routed --rx-workers 1: rc $rc: $(cat "$TMP/out")"
+"$TB" up --senders 2 --routed >"$TMP/out"
+grep -q "routed (proxy ARP)" "$TMP/out" || fail "--routed not reported: $(cat "$TMP/out")"
+for dev in p-rx p-s1 p-s2; do
+	! ip -n "$MLTCP_TB_PREFIX-br" link show "$dev" | grep -q " master " || fail "--routed: $dev is a bridge port"
+done
+[[ $(ip netns exec "$MLTCP_TB_PREFIX-br" sysctl -n net.ipv4.ip_forward) == 1 ]] || fail "--routed: no forwarding"
+ip netns exec "$MLTCP_TB_PREFIX-rx" "$EMU" recv --port 5003 --duration-s 30 >/dev/null &
+ip netns exec "$MLTCP_TB_PREFIX-s2" "$EMU" send --dst "$("$TB" addr rx):5003" --profile-file "$TMP/t.prof" \
+	--profile t --cc cubic --iterations 3 --csv "$TMP/r.csv" --json /dev/null
+awk -F, 'NR>1 && $6-$5 < 18000 { print "comm " $6-$5 " us < 18 ms"; exit 1 }' "$TMP/r.csv" ||
+	fail "--routed: communication faster than the 200 Mbit/s bottleneck allows"
+sent=$(tc -s -n "$MLTCP_TB_PREFIX-br" qdisc show dev p-rx | awk '/Sent/ {print $2; exit}')
+((sent >= 1500000)) || fail "--routed: tbf saw only $sent bytes"
+echo "ok: --routed forwards through the tbf ($sent bytes)"
 "$TB" down
 
 ip netns add "$MLTCP_TB_PREFIX-r1"   # leftover
