@@ -4,9 +4,10 @@ the kernel module (tcp_mltcp.ko) inside the VM rig (tests/vm/run.sh: Debian's
 6.1 kernel under qemu TCG), with a netem RTT, which this host does not have.
 
 The guest (tests/vm/guest/interleave.sh) builds a dumbbell of namespaces (two
-senders, a bridge with a tbf bottleneck, a receiver with netem delay on its
-egress) and runs, per repetition and congestion control, each job alone and
-then two identical jobs (mltcp-emu, profile in tests/vm/interleave.prof)
+senders, a router with a tbf bottleneck, a receiver with netem delay on its
+egress; --topology bridged: a bridge instead, as before 5 December, which
+leaves the tbf's queue in the senders' TCP small queues budget) and runs, per
+repetition and congestion control, each job alone and then two identical jobs (mltcp-emu, profile in tests/vm/interleave.prof)
 starting at the same instant.  It returns every CSV as a base64 tar.gz on the
 serial console; this script decodes it into the session directory and
 analyses it with interleave.py's own functions (analyse, summarise,
@@ -80,6 +81,7 @@ def guest_conf(args):
         "IL_CALIB_BYTES": args.calib_bytes, "IL_CALIB_NETS": args.calib_nets,
         "IL_PARAMS": " ".join(args.param), "IL_CALIB_CCS": args.calib_ccs,
         "IL_CALIB_PAIRS": args.calib_pairs, "IL_ONLY_CALIBRATE": int(args.only_calibrate),
+        "IL_TOPOLOGY": args.topology,
     }
     return "".join("%s=%s\n" % (k, shlex.quote(str(v))) for k, v in conf.items())
 
@@ -265,8 +267,8 @@ def analyse_session(out, meta, ccs, reps, warmup, profile, elapsed, plots=True,
     if missing:
         log("bench-interleave-vm: runs missing (failed in the guest): %s" % ", ".join(missing))
     table = il.summarise(results, ccs, [MIX])
-    log("\nmedians over %d repetitions (kernel module in the VM, tbf %s, netem %s; %.0f s):" % (
-        reps, meta.get("rate"), meta.get("delay"), elapsed))
+    log("\nmedians over %d repetitions (kernel module in the VM, %s, tbf %s, netem %s; %.0f s):" % (
+        reps, meta.get("topology", "bridged"), meta.get("rate"), meta.get("delay"), elapsed))
     text = il.print_table(table, ccs, [MIX])
     # Absolute times too: TCG's speed moves both the baseline and the runs.
     lines = ["", "%-12s %9s %13s %9s %9s" % ("cc", "alone_ms", "alone_runs", "pair_ms",
@@ -373,6 +375,10 @@ def main():
     ap.add_argument("--burst", default="8kb", help="tbf burst")
     ap.add_argument("--limit", default="16kb", help="tbf queue")
     ap.add_argument("--delay", default="5ms", help="netem delay on the receiver's egress")
+    ap.add_argument("--topology", choices=("routed", "bridged"), default="routed",
+                    help="routed: the middle namespace forwards at IP, so a packet leaves its "
+                         "sender's TCP small queues budget before the tbf, as at a switch; "
+                         "bridged: it stays in it up to the receiver (tests/vm/guest/interleave.sh)")
     ap.add_argument("--param", action="append", default=[],
                     help="module parameter k=v set in the guest before the runs (repeatable), "
                          "e.g. slope=2048")
@@ -436,7 +442,7 @@ def main():
     extract(console, args.out)
     elapsed = time.time() - t_start
     meta = dict(guest_meta(args.out), rate=args.rate, burst=args.burst, limit=args.limit,
-                delay=args.delay, iterations=args.iterations,
+                delay=args.delay, topology=args.topology, iterations=args.iterations,
                 iso_iterations=args.iso_iterations, elapsed_s=round(elapsed), source=source,
                 params=args.param)
     if args.only_calibrate:

@@ -3,15 +3,16 @@
 # module, inside the VM rig, with a real (netem) RTT.
 #
 # A dumbbell of namespaces: il-s1, il-s2 (one sender per job, 10.78.0.11/.12),
-# il-br (bridge; the bottleneck tbf sits on its port towards the receiver),
-# il-rx (receiver, 10.78.0.2; netem delay on its egress, i.e. on the acks and
-# the emulator's confirmations); every veth steers a flow to one CPU (RPS),
-# so a flow's packets stay in order.  Per repetition and congestion control:
-# job a alone (il-s1), job b alone (il-s2), then both together from the same
-# start instant; mltcp-emu's per-iteration CSVs and the receiver's 10 ms bins
-# are kept in /tmp/il in interleave.py's layout (runs/<mix>-<cc>-r<rep>/,
-# isolated/<cc>-r<rep>-<job>/).  At the end the whole tree goes to the
-# console as a base64 tar.gz between
+# il-br (a router; the bottleneck tbf sits on its port towards the receiver;
+# IL_TOPOLOGY=bridged: a bridge, il_up says what that changes),
+# il-rx (receiver, 10.78.1.2, bridged 10.78.0.2; netem delay on its egress,
+# i.e. on the acks and the emulator's confirmations); every veth steers a
+# flow to one CPU (RPS), so a flow's packets stay in order.  Per repetition
+# and congestion control: job a alone (il-s1), job b alone (il-s2), then both
+# together from the same start instant; mltcp-emu's per-iteration CSVs and
+# the receiver's 10 ms bins are kept in /tmp/il in interleave.py's layout
+# (runs/<mix>-<cc>-r<rep>/, isolated/<cc>-r<rep>-<job>/).  At the end the
+# whole tree goes to the console as a base64 tar.gz between
 #   MLTCP-VM-ARCHIVE-BEGIN name=il.tgz md5=<md5> bytes=<n>
 #   MLTCP-VM-ARCHIVE-END
 # which the host decodes and checks (nothing is printed during the runs but
@@ -37,12 +38,14 @@ IL_CALIB_CCS=""			# ... with these congestion controls (default reno cubic)
 IL_CALIB_PAIRS=1		# ... this many times
 IL_ONLY_CALIBRATE=0
 IL_PARAMS=""			# module parameters "k=v ..." (e.g. "slope=2048 scale_decrease=0")
+IL_TOPOLOGY=routed		# or bridged: il-br bridges (il_up says what that changes)
 [ -f /mltcp/il.conf ] && . /mltcp/il.conf
 
 EMU=/mltcp/mltcp-emu
 PROF=/mltcp/il.prof
 OUT=/tmp/il
-RX=10.78.0.2
+RX=10.78.1.2
+[ "$IL_TOPOLOGY" = bridged ] && RX=10.78.0.2
 FLOWS=/sys/kernel/debug/tcp_mltcp/flows
 PORT=5100
 NFAIL=0
@@ -62,6 +65,16 @@ il_down() {
 }
 
 # il_up RATE: the dumbbell with a tbf at RATE (or none for "none").
+# il-br routes between the senders' subnet (br0, 10.78.0.1) and the
+# receiver's (p-rx, 10.78.1.1), so every data packet passes ip_rcv in il-br,
+# which orphans it from its socket before the tbf, as a NIC frees it before
+# a switch.  IL_TOPOLOGY=bridged keeps p-rx on the bridge: a packet then
+# stays charged to its socket up to the receiver's ip_rcv, and TCP small
+# queues (about a millisecond of the flow's pacing rate below the socket,
+# a few packets at this rate and RTT) counts the tbf's queue as the
+# sender's own.  Measured (docs/evaluation.md, "TCP small queues"): each
+# flow kept a few packets in the tbf whatever its window, in flight below
+# cwnd in most samples, so the windows hardly set the shares.
 il_up() {
 	il_down
 	ip netns add il-br && ip netns add il-rx && ip netns add il-s1 && ip netns add il-s2 || return 1
@@ -71,7 +84,11 @@ il_up() {
 		ip link add s0 netns il-s$i type veth peer name p-s$i netns il-br || return 1
 	done
 	for d in p-rx p-s1 p-s2; do
-		ip -n il-br link set $d master br0 up
+		if [ $d = p-rx ] && [ "$IL_TOPOLOGY" != bridged ]; then
+			ip -n il-br link set $d up
+		else
+			ip -n il-br link set $d master br0 up
+		fi
 		net_offloads_off il-br $d
 		net_keep_flow_order il-br $d || return 1
 	done
@@ -89,6 +106,14 @@ il_up() {
 		ip netns exec $ns sysctl -q -w net.ipv4.tcp_no_metrics_save=1
 		ip netns exec $ns sysctl -q -w net.ipv4.tcp_rmem="4096 1048576 6291456"
 	done
+	if [ "$IL_TOPOLOGY" != bridged ]; then
+		ip -n il-br addr add 10.78.0.1/24 dev br0 &&
+			ip -n il-br addr add 10.78.1.1/24 dev p-rx &&
+			ip netns exec il-br sysctl -q -w net.ipv4.ip_forward=1 &&
+			ip -n il-rx route add default via 10.78.1.1 &&
+			ip -n il-s1 route add default via 10.78.0.1 &&
+			ip -n il-s2 route add default via 10.78.0.1 || return 1
+	fi
 	if [ "$1" != none ]; then
 		tc -n il-br qdisc add dev p-rx root tbf rate "$1" burst "$IL_BURST" limit "$IL_LIMIT" || return 1
 	fi
