@@ -3,9 +3,8 @@
 # run present, traffic through the bottleneck (the tbf counts it, iteration
 # time above the line-rate minimum), two competing flows arrive in order
 # (every veth steers by flow; --reorder leaves that off), --routed forwards
-# at IP through the same tbf, down leaves no
-# namespace behind, and non-root gets a clear message; then the ring layout
-# (--rx-workers, --bidir):
+# at IP through the same tbf, down leaves no namespace behind, and non-root
+# gets a clear message; then the ring layout (--rx-workers, --bidir):
 # a 2-rank mltcp-emu ring between a sender and a receiver-side worker crosses
 # the bottleneck in both directions, and down removes the workers too.
 # Needs root (else skipped: 77).

@@ -7,8 +7,8 @@ The guest (tests/vm/guest/interleave.sh) builds a dumbbell of namespaces (two
 senders, a router with a tbf bottleneck, a receiver with netem delay on its
 egress; --topology bridged: a bridge instead, as before 5 December, which
 leaves the tbf's queue in the senders' TCP small queues budget) and runs, per
-repetition and congestion control, each job alone and then two identical jobs (mltcp-emu, profile in tests/vm/interleave.prof)
-starting at the same instant.  It returns every CSV as a base64 tar.gz on the
+repetition and congestion control, each job alone and then two identical jobs
+(mltcp-emu, profile in tests/vm/interleave.prof) starting at the same instant.  It returns every CSV as a base64 tar.gz on the
 serial console; this script decodes it into the session directory and
 analyses it with interleave.py's own functions (analyse, summarise,
 print_table: overlap, interleaved_at, mean/p99 ratios), so the figures mean
