@@ -963,6 +963,12 @@ CONVERGE_BY = {"two_identical": 5, "three_mixed": 5, "four": 10}
 CONVERGED_RUNS = 0.8    # 4 of 5
 
 
+def target_line(name, ok, detail):
+    """One TARGET line: ok is True, False or None (not measurable)."""
+    return "TARGET %-46s %-6s %s" % (name, "n/a" if ok is None else
+                                     "met" if ok else "MISSED", detail)
+
+
 def check_targets(table, iso, show=log):
     """The issue's targets, evaluated on the medians over repetitions (runs:
     per-run figures the medians come from); informational."""
@@ -972,8 +978,7 @@ def check_targets(table, iso, show=log):
         return table.get((mix, cc))
 
     def add(name, ok, detail):
-        out.append("TARGET %-46s %-6s %s" % (name, "n/a" if ok is None else
-                                             "met" if ok else "MISSED", detail))
+        out.append(target_line(name, ok, detail))
 
     def f3(v):
         return "n/a" if v is None else "%.3f" % v
