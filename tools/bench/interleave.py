@@ -126,7 +126,7 @@ DEFAULT_MIXES = list(MIXES)
 # - Routed (mltcp-testbed --routed): through the bridge a packet waiting in
 #   the tbf stays charged to its socket, and with this many flows TCP small
 #   queues held most of them below their window (in flight below cwnd in
-#   60% of busy samples, 15% routed), so a slow connection could not grow
+#   59% of busy samples, 12% routed), so a slow connection could not grow
 #   and its job waited for it; a fabric's switch is no part of a sender's
 #   budget ("Stragglers were the bridge's small queues").  With 2-4 flows
 #   the budget hardly binds, and the other mixes stay bridged.
