@@ -169,6 +169,10 @@ def main():
     ap.add_argument("--testbed", default="",
                     help="extra options for mltcp-testbed up, as interleave.py's, "
                          "e.g. --testbed=--reorder")
+    ap.add_argument("--pin-cpus", action="store_true",
+                    help="each job on CPUs of its own, alone and in a pair (launch.py "
+                         "--pin-cpus); by default a pair's four ranks share the CPUs that a "
+                         "job alone has for itself")
     ap.add_argument("--no-plots", action="store_true")
     args = ap.parse_args()
     mixes, ccs = args.mixes.split(), args.ccs.split()
@@ -192,7 +196,7 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     try:
         with launch.Session(2, args.mltcpctl, testbed_opts=args.testbed.split(),
-                            params=args.param) as s:
+                            params=args.param, pin_cpus=args.pin_cpus) as s:
             iso = measure_isolated(s, args, ccs, mixes)
             for rep in range(1, args.reps + 1):
                 for mix in mixes:

@@ -203,9 +203,10 @@ def main():
     times = [(r[6] - r[3]) / 1e3 for r in rows]
     comm = [(r[5] - r[4]) / 1e3 for r in rows]
     print("rank %d/%d %s: %d iterations, mean %.1f ms (communication %.1f ms), %d B per "
-          "iteration and connection, hints %s" % (rank, world, args.job, len(rows),
-                                                  sum(times) / len(times), sum(comm) / len(comm),
-                                                  nbytes, "on" if args.hint else "off"),
+          "iteration and connection, hints %s, CPUs %s" % (
+              rank, world, args.job, len(rows), sum(times) / len(times), sum(comm) / len(comm),
+              nbytes, "on" if args.hint else "off",
+              ",".join(map(str, sorted(os.sched_getaffinity(0))))),
           flush=True)
     # Leave without tearing Gloo down: with the peer gone first, its
     # destructor (torch 1.13) can block for ever.  Everything is written.

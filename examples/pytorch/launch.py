@@ -4,7 +4,7 @@
 testbed (tools/testbed/mltcp-testbed) with a chosen congestion control, the
 way an operator would select it, and tear everything down afterwards.
 
-  launch.py --cc mltcp [--jobs 2] [--hint] [--out DIR] [-- ddp_train.py options]
+  launch.py --cc mltcp [--jobs 2] [--hint] [--pin-cpus] [--out DIR] [-- ddp_train.py options]
 
 Job j's two ranks run in different namespaces with the bottleneck between
 them: rank 0 in sender namespace s<j>, rank 1 in receiver-side worker
@@ -19,6 +19,11 @@ congestion control:
   reno, cubic, ...     the namespaces' default, net.ipv4.tcp_congestion_control
                        (added to the host's tcp_allowed_congestion_control for
                        the run if it is not there, as a namespace needs)
+
+--pin-cpus splits the CPUs this launcher may use evenly among the jobs and
+keeps each job's ranks on its own share (sched_setaffinity), as a host that
+gives each job its cores does: a job then computes as fast beside another
+job as alone.  Without it every rank may run on every CPU.
 
 The ranks start together (a ready/go barrier), each writes
 DIR/<job>-rank<r>.csv (workload format) and DIR/<job>-rank<r>.log.  A rank
@@ -94,10 +99,11 @@ class Session:
     """Locks, MLTCP loading, the testbed and the host's allowed-cc list for
     one or more runs; undo() puts everything back (idempotent)."""
 
-    def __init__(self, jobs, mltcpctl, rate=None, testbed_opts=(), params=()):
+    def __init__(self, jobs, mltcpctl, rate=None, testbed_opts=(), params=(), pin_cpus=False):
         if not 1 <= jobs <= MAX_JOBS:
             raise ValueError("--jobs must be 1..%d, got %d" % (MAX_JOBS, jobs))
         self.jobs = jobs
+        self.job_cpus = job_cpu_sets(jobs) if pin_cpus else None
         self.mltcpctl = mltcpctl
         self.testbed_opts = list(testbed_opts) + (["--rate", rate] if rate else [])
         self.mltcp = interleave.Mltcp(mltcpctl, list(params))
@@ -239,10 +245,11 @@ class Session:
                     renv = dict(env, RANK=str(r), MASTER_ADDR=self.rank_addr(j, 0),
                                 MASTER_PORT=str(MASTER_PORT + j))
                     cg = os.path.join(job_cgs[j - 1], "rank%d" % r, "cgroup.procs")
+                    cpus = self.job_cpus[j - 1] if self.job_cpus else None
                     logf = open(os.path.join(outdir, name + ".log"), "w")
                     p = subprocess.Popen(cmd, env=renv, stdout=logf, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL,
-                                         preexec_fn=lambda cg=cg: join_cgroup(cg))
+                                         preexec_fn=lambda cg=cg, cpus=cpus: enter_job(cg, cpus))
                     logf.close()
                     procs.append((name, p))
             self.supervise(procs, outdir, start_dir, timeout,
@@ -306,9 +313,23 @@ class Session:
             time.sleep(0.1)
 
 
-def join_cgroup(procs_file):
+def job_cpu_sets(jobs):
+    """The CPUs this process may use, split into `jobs` equal sets, one per
+    job; LaunchError if there are fewer CPUs than jobs."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < jobs:
+        raise LaunchError("--pin-cpus: %d jobs need at least %d CPUs, this process may use %d "
+                          "(%s)" % (jobs, jobs, len(cpus), ",".join(map(str, cpus))))
+    per = len(cpus) // jobs
+    return [set(cpus[k * per:(k + 1) * per]) for k in range(jobs)]
+
+
+def enter_job(procs_file, cpus):
+    """In a rank's child before exec: its cgroup, and its job's CPUs if pinned."""
     with open(procs_file, "w") as f:
         f.write(str(os.getpid()))
+    if cpus:
+        os.sched_setaffinity(0, cpus)
 
 
 def main():
@@ -323,6 +344,10 @@ def main():
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds a run may take before its ranks are killed (default 300)")
     ap.add_argument("--rate", default=None, help="bottleneck rate (mltcp-testbed --rate)")
+    ap.add_argument("--pin-cpus", action="store_true",
+                    help="give each job CPUs of its own (the CPUs split evenly among --jobs; "
+                         "needs at least one per job), as on a host where each job has its "
+                         "cores; without it all ranks share all CPUs")
     ap.add_argument("--mltcpctl", default=os.environ.get("MLTCPCTL", os.path.join(
         ROOT, "build", "cmake", "tools", "mltcpctl", "mltcpctl")),
         help="mltcpctl binary (default $MLTCPCTL, else the build tree's)")
@@ -346,7 +371,7 @@ def main():
         raise KeyboardInterrupt("signal %d" % signum)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        with Session(args.jobs, args.mltcpctl, args.rate) as s:
+        with Session(args.jobs, args.mltcpctl, args.rate, pin_cpus=args.pin_cpus) as s:
             rows = s.run(args.cc, out, args.train_args, hint=args.hint, timeout=args.timeout)
     except Busy as e:
         print("launch: refused: %s" % e, file=sys.stderr)

@@ -61,6 +61,8 @@ expect 3 "ddp_train.py without PyTorch (python3 -S)" "python3-torch" $PY -S "$TR
 	--world-size 1 --master-addr 127.0.0.1 --master-port 1
 expect 2 "launch.py --jobs 0" "--jobs must be" $PY "$LAUNCH" --cc mltcp --jobs 0
 expect 2 "launch.py --hint with reno" "--hint needs" $PY "$LAUNCH" --cc reno --hint
+expect 1 "launch.py --pin-cpus with more jobs than CPUs" "--pin-cpus: .* need at least" \
+	$PY "$LAUNCH" --cc reno --pin-cpus --jobs $(($(nproc) + 1))
 $PY - "$WORK/sizes" <<'EOF' > "$WORK/sizes.out" 2>&1
 # Bad sizes and seeds in C (libmltcp directly), Python and mltcp_torch; a
 # refused hint and seed (this process's cgroup has no MLTCP attachment).
@@ -157,13 +159,25 @@ expect 0 "bench.py ends in its table and TARGET lines" "^TARGET +two_identical m
 	env MLTCP_METRICS="$BUILD/cmake/workload/mltcp-metrics" $PY "$ROOT/examples/pytorch/bench.py" \
 	--out "$WORK/bench" --reps 1 --iterations 7 --iso-iterations 5 --iso-reps 2 --warmup 2 \
 	--mixes two_identical --ccs "reno mltcp" --compute-ms 100 --hidden 200 --no-plots \
-	--mltcpctl "$MLTCPCTL"
+	--pin-cpus --mltcpctl "$MLTCPCTL"
 check "  ... a RESULT line per run with ratios and the loss counters of both ranks" \
 	grep -qE "^RESULT framework=pytorch mix=two_identical cc=mltcp mean_ratio=[0-9.]+ .* rto=[0-9]+ " \
 	"$WORK/out"
 check "  ... and each job alone twice, its baseline their median" \
 	grep -qE "^RESULT framework=pytorch mix=alone cc=mltcp mean_ms=[0-9.]+ comm_fraction=[0-9.]+ runs_ms=[0-9.]+,[0-9.]+ vs_reno_alone=" \
 	"$WORK/out"
+check "  ... each job on CPUs of its own (--pin-cpus)" $PY - "$WORK/bench/runs" <<'EOF'
+import glob, os, re, sys
+cpus = {}
+for log in glob.glob(os.path.join(sys.argv[1], "two_identical-*", "job*-rank*.log")):
+    m = re.search(r"CPUs ([0-9,]+)", open(log).read())
+    assert m, "no CPU list in " + log
+    cpus.setdefault(os.path.basename(log).split("-")[0], set()).add(m.group(1))
+print(cpus)
+assert set(cpus) == {"job1", "job2"} and all(len(v) == 1 for v in cpus.values()), cpus
+a, b = (set(v.pop().split(",")) for v in cpus.values())
+assert a and b and not a & b, (a, b)
+EOF
 check "  ... and torn down" nothing_left out
 
 echo "pytorch tests: $PASSES passed, $FAILS failed in $(($(date +%s) - START)) s"
