@@ -74,9 +74,8 @@ def analyse(mix, cc, rundir, rows_by_job, iso, warmup):
 
 
 def measure_isolated(s, args, ccs, mixes):
-    """Each baseline the mixes need, --iso-reps times, round robin (every
-    other round in reverse, so that drift in the host's speed reaches every
-    cc alike); a baseline is the median of its runs' means, so that one slow
+    """Each baseline the mixes need, --iso-reps times (interleave.round_robin);
+    a baseline is the median of its runs' means, so that one slow
     run (a 200 ms stall in 7 measured iterations moves a mean by 10%) does not
     set every ratio of its cc."""
     mix_of = {}   # baseline -> the first mix that needs it, in order
@@ -86,21 +85,21 @@ def measure_isolated(s, args, ccs, mixes):
             if key not in mix_of and not (key[1] and cc not in launch.MLTCP_CCS):
                 mix_of[key] = mix
     keys = list(mix_of)
-    runs = {key: [] for key in keys}
-    for rep in range(1, args.iso_reps + 1):
-        for key in (keys if rep % 2 else keys[::-1]):
-            d = os.path.join(args.out, "isolated", "%s%s-%s-r%d" % (key[0], "-hint" * key[1],
-                                                                    key[2], rep))
-            rows = s.run(key[2], d, train_args(args, mix_of[key], args.iso_iterations), hint=key[1],
-                         timeout=args.timeout, jobs=1)["job1"][args.warmup:]
-            solo = interleave.run_metrics([os.path.join(d, "job1-rank0.csv")], {},
-                                          args.warmup)["jobs"][0]
-            c = statistics.mean(r["comm_end_us"] - r["comm_start_us"] for r in rows)
-            runs[key].append({"mean_us": solo["mean_us"], "comm_us": c})
-            interleave.log("isolated %-7s %-5s %-12s run %d: mean %.1f ms, communication "
-                           "%.1f ms (%.0f%%)" % (key[0], "hint" if key[1] else "", key[2], rep,
-                                                 solo["mean_us"] / 1e3, c / 1e3,
-                                                 100 * c / solo["mean_us"]))
+
+    def alone(key, rep):
+        d = os.path.join(args.out, "isolated", "%s%s-%s-r%d" % (key[0], "-hint" * key[1],
+                                                                key[2], rep))
+        rows = s.run(key[2], d, train_args(args, mix_of[key], args.iso_iterations), hint=key[1],
+                     timeout=args.timeout, jobs=1)["job1"][args.warmup:]
+        solo = interleave.run_metrics([os.path.join(d, "job1-rank0.csv")], {},
+                                      args.warmup)["jobs"][0]
+        c = statistics.mean(r["comm_end_us"] - r["comm_start_us"] for r in rows)
+        interleave.log("isolated %-7s %-5s %-12s run %d: mean %.1f ms, communication "
+                       "%.1f ms (%.0f%%)" % (key[0], "hint" if key[1] else "", key[2], rep,
+                                             solo["mean_us"] / 1e3, c / 1e3,
+                                             100 * c / solo["mean_us"]))
+        return {"mean_us": solo["mean_us"], "comm_us": c}
+    runs = interleave.round_robin(keys, args.iso_reps, alone)
     iso = {key: {"mean_us": statistics.median(r["mean_us"] for r in runs[key]),
                  "comm_us": statistics.median(r["comm_us"] for r in runs[key]),
                  "runs_mean_us": [r["mean_us"] for r in runs[key]]} for key in keys}

@@ -55,6 +55,7 @@ import fcntl
 import json
 import math
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -793,11 +794,28 @@ def bulk_share(rundir, bulk_job, ml_rows, iso_rate, bulk_seconds):
 
 # ------------------------------------------------------------ session
 
+def round_robin(keys, reps, run_one):
+    """run_one(key, rep) for rep 1..reps and every key, a round per rep and
+    every other round in reverse, so that drift in the host's speed reaches
+    every key alike; {key: [its results in rep order]}."""
+    results = {key: [] for key in keys}
+    for rep in range(1, reps + 1):
+        for key in (keys if rep % 2 else keys[::-1]):
+            results[key].append(run_one(key, rep))
+    return results
+
+
 def measure_isolated(args, pairs, outdir):
     """Each (profile, cc) of `pairs` alone: {(profile, cc): mean us}, the
     bulk profile's rate {cc: bytes/s}, and {(profile, cc): (period us,
-    communication phase us)}, medians after the warm-up (period_lines)."""
+    communication phase us)}, medians after the warm-up (period_lines).
+    A job profile runs alone --iso-reps times (round_robin); its baseline
+    is the run of median mean, whose directory becomes
+    isolated_dir() (the others stay beside it as <dir>.runK).  One run alone
+    is 7 measured iterations: a single 200 ms stall in it moved every ratio
+    of its profile and cc by 12-14%."""
     iso, bulk_rate, phases = {}, {}, {}
+    jobs = []
     for prof in sorted({p for p, _ in pairs}):
         for cc in sorted({c for p, c in pairs if p == prof}, key=CC_ORDER.index):
             rundir = isolated_dir(outdir, prof, cc)
@@ -810,20 +828,34 @@ def measure_isolated(args, pairs, outdir):
                         if t >= 500000]
                 bulk_rate[cc] = sum(bins[:-1]) / (max(1, len(bins) - 1) * BIN_US / 1e6)
                 log("isolated %-10s %-12s %.1f Mbit/s" % (prof, cc, bulk_rate[cc] * 8e-6))
-                continue
-            run_jobs(args, rundir, [("solo", prof)], cc, args.iso_iterations)
-            solo = run_metrics([os.path.join(rundir, "solo.csv")], {}, args.warmup,
-                               {"solo": rank_csvs(rundir, "solo")})["jobs"][0]
-            iso[(prof, cc)] = solo["mean_us"]
-            rows = read_csv(os.path.join(rundir, "solo.csv"))[args.warmup:]
-            if rows:
-                phases[(prof, cc)] = (
-                    statistics.median(r["end_us"] - r["start_us"] for r in rows),
-                    statistics.median(r["comm_end_us"] - r["comm_start_us"] for r in rows))
-            log("%s %-10s %-12s mean %.1f ms p99 %.1f ms%s" %
-                ("alone:" if args.demo else "isolated", prof, cc, solo["mean_us"] / 1e3,
-                 solo["p99_us"] / 1e3, "" if args.demo else " rto %s recoveries %s" % (
-                     fmt_count(solo["losses"]["rto"]), fmt_count(solo["losses"]["recoveries"]))))
+            else:
+                jobs.append((prof, cc))
+    def solo_run(key, rep):
+        prof, cc = key
+        rundir = "%s.run%d" % (isolated_dir(outdir, prof, cc), rep)
+        run_jobs(args, rundir, [("solo", prof)], cc, args.iso_iterations)
+        solo = run_metrics([os.path.join(rundir, "solo.csv")], {}, args.warmup,
+                           {"solo": rank_csvs(rundir, "solo")})["jobs"][0]
+        return solo["mean_us"], rundir, solo
+    runs = round_robin(jobs, args.iso_reps, solo_run)
+    for prof, cc in jobs:
+        ordered = sorted(runs[(prof, cc)], key=lambda r: r[0])
+        mean_us, rundir, solo = ordered[(len(ordered) - 1) // 2]
+        chosen, rundir = rundir, isolated_dir(outdir, prof, cc)
+        shutil.rmtree(rundir, ignore_errors=True)    # an earlier session's, same --out
+        os.rename(chosen, rundir)
+        iso[(prof, cc)] = mean_us
+        rows = read_csv(os.path.join(rundir, "solo.csv"))[args.warmup:]
+        if rows:
+            phases[(prof, cc)] = (
+                statistics.median(r["end_us"] - r["start_us"] for r in rows),
+                statistics.median(r["comm_end_us"] - r["comm_start_us"] for r in rows))
+        log("%s %-10s %-12s mean %.1f ms p99 %.1f ms%s%s" %
+            ("alone:" if args.demo else "isolated", prof, cc, mean_us / 1e3,
+             solo["p99_us"] / 1e3, "" if args.demo else " rto %s recoveries %s" % (
+                 fmt_count(solo["losses"]["rto"]), fmt_count(solo["losses"]["recoveries"])),
+             "" if len(ordered) == 1 else " (median of %d runs: %s ms)" % (
+                 len(ordered), ", ".join("%.1f" % (r[0] / 1e3) for r in runs[(prof, cc)]))))
     return iso, bulk_rate, phases
 
 
@@ -1184,6 +1216,9 @@ def main():
     ap.add_argument("--iterations", type=int, default=30, help="iterations per job and run")
     ap.add_argument("--iso-iterations", type=int, default=12,
                     help="iterations of each profile alone (isolated baseline)")
+    ap.add_argument("--iso-reps", type=int, default=3,
+                    help="runs of each profile alone; its baseline is the run of median "
+                         "mean (default 3)")
     ap.add_argument("--warmup", type=int, default=5,
                     help="first iterations left out of the ratios")
     ap.add_argument("--bulk-seconds", type=int, default=0,
@@ -1224,6 +1259,8 @@ def main():
             die("unknown congestion control '%s' (reno cubic mltcp mltcp_cubic)" % c, 2)
     if args.reps < 1 or args.iterations <= args.warmup + CLEAN_RUN:
         die("need --reps >= 1 and --iterations > warmup + %d" % CLEAN_RUN, 2)
+    if args.iso_reps < 1 or args.iso_iterations <= args.warmup:
+        die("need --iso-reps >= 1 and --iso-iterations > warmup", 2)
     if not os.access(args.emu, os.X_OK):
         die("mltcp-emu not found at %s (run make all)" % args.emu, 2)
     r = run([args.emu, "profiles", "--profile-file", args.profiles], check=False)
@@ -1237,9 +1274,9 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     args.total_runs = args.reps * len(mixes) * len(ccs)
     if args.demo:
-        log("demo: %d runs (%s x %s x %d repetitions) after measuring one job alone per "
-            "congestion control; "
-            "about 2 minutes" % (args.total_runs, " ".join(mixes), " ".join(ccs), args.reps))
+        log("demo: %d runs (%s x %s x %d repetitions) after running one job alone %d times "
+            "per congestion control; about 2 minutes" % (
+                args.total_runs, " ".join(mixes), " ".join(ccs), args.reps, args.iso_reps))
     need_mltcp = any(c in BASE_OF for c in ccs)
     mltcp = Mltcp(args.mltcpctl, args.param)
     lock = None
