@@ -813,7 +813,7 @@ def measure_isolated(args, pairs, outdir):
     is the run of median mean, whose directory becomes
     isolated_dir() (the others stay beside it as <dir>.runK).  One run alone
     is 7 measured iterations: a single 200 ms stall in it moved every ratio
-    of its profile and cc by 12-14%."""
+    of its profile and cc by 10-20%."""
     iso, bulk_rate, phases = {}, {}, {}
     jobs = []
     for prof in sorted({p for p, _ in pairs}):
