@@ -830,6 +830,7 @@ def measure_isolated(args, pairs, outdir):
                 log("isolated %-10s %-12s %.1f Mbit/s" % (prof, cc, bulk_rate[cc] * 8e-6))
             else:
                 jobs.append((prof, cc))
+
     def solo_run(key, rep):
         prof, cc = key
         rundir = "%s.run%d" % (isolated_dir(outdir, prof, cc), rep)
