@@ -840,9 +840,10 @@ def measure_isolated(args, pairs, outdir):
         return solo["mean_us"], rundir, solo
     runs = round_robin(jobs, args.iso_reps, solo_run)
     for prof, cc in jobs:
-        ordered = sorted(runs[(prof, cc)], key=lambda r: r[0])
-        mean_us, rundir, solo = ordered[(len(ordered) - 1) // 2]
-        chosen, rundir = rundir, isolated_dir(outdir, prof, cc)
+        means = [r[0] for r in runs[(prof, cc)]]
+        by_mean = sorted(runs[(prof, cc)], key=lambda r: r[0])
+        mean_us, chosen, solo = by_mean[(len(by_mean) - 1) // 2]
+        rundir = isolated_dir(outdir, prof, cc)
         shutil.rmtree(rundir, ignore_errors=True)    # an earlier session's, same --out
         os.rename(chosen, rundir)
         iso[(prof, cc)] = mean_us
@@ -855,8 +856,8 @@ def measure_isolated(args, pairs, outdir):
             ("alone:" if args.demo else "isolated", prof, cc, mean_us / 1e3,
              solo["p99_us"] / 1e3, "" if args.demo else " rto %s recoveries %s" % (
                  fmt_count(solo["losses"]["rto"]), fmt_count(solo["losses"]["recoveries"])),
-             "" if len(ordered) == 1 else " (median of %d runs: %s ms)" % (
-                 len(ordered), ", ".join("%.1f" % (r[0] / 1e3) for r in runs[(prof, cc)]))))
+             "" if len(means) == 1 else " (median of %d runs: %s ms)" % (
+                 len(means), ", ".join("%.1f" % (m / 1e3) for m in means))))
     return iso, bulk_rate, phases
 
 
