@@ -4,9 +4,8 @@
  * with the MLTCP gain F scaling its growth (mltcp_window.h says what F
  * scales and why).  Every CUBIC-based datapath runs this code: the kernel
  * module and BPF struct_ops from their tcp_congestion_ops hooks, the DPDK
- * transport and the simulator from their own window code.  With MLTCP off
- * it decides as CUBIC does (on, with F = 1, as CUBIC with the TCP-friendly
- * estimate counted on every ack; see below).
+ * transport and the simulator from their own window code.  With F = 1 it
+ * decides as CUBIC does.
  *
  * Differences from tcp_cubic.c:
  *  - One clock, in microseconds (tcp_mstamp in the kernel and in BPF, which
