@@ -31,15 +31,6 @@
  *    fast convergence and undo stay CUBIC's.  An iteration starts from the
  *    part of the window that was not queue (mltcp_cubic_flow_start_cwnd),
  *    which ends the epoch as a loss does.
- *  - MLTCP on: the TCP-friendly estimate is updated on every ack.
- *    tcp_cubic skips the whole update, friendliness included, while cwnd
- *    is unchanged and the last evaluation is less than HZ/32 old.  At the
- *    start of an epoch whose curve is flat (K of hundreds of ms at windows
- *    of a few segments) that holds cwnd for 31 ms, then releases the acks
- *    counted meanwhile at up to 1.5x per RTT.  The start drain begins an
- *    epoch on every connection of a job at once, so their releases
- *    coincided (docs/design.md, "The start of an iteration").  After a
- *    loss, too, the variant grows where tcp_cubic waits.
  */
 #ifndef MLTCP_CUBIC_H
 #define MLTCP_CUBIC_H
@@ -227,13 +218,11 @@ MLTCP_INLINE __u32 mltcp_cubic_root(__u64 a)
  * bictcp_update(): recompute ca->cnt for a window of cwnd segments after
  * `acked` more segments were acked, at now_us.  MLTCP: the curve's clock
  * advances F * dt over the last dt and the TCP-friendly estimate grows F
- * segments per RTT, on every ack when friendly_every_ack is set (MLTCP on;
- * the header says why).  ca->cnt stays CUBIC's raw value (the early returns
+ * segments per RTT.  ca->cnt stays CUBIC's raw value (the early returns
  * reuse it, so scaling it in place would compound).
  */
 MLTCP_INLINE void mltcp_bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
-				     __u32 acked, __u32 now_us, __u32 gain,
-				     __u32 friendly_every_ack)
+				     __u32 acked, __u32 now_us, __u32 gain)
 {
 	__u32 delta, bic_target, max_cnt, dt, n;
 	__u64 offs, t;
@@ -241,11 +230,8 @@ MLTCP_INLINE void mltcp_bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
 	ca->ack_cnt += acked;	/* count the number of ACKed packets */
 
 	if (ca->last_cwnd == cwnd &&
-	    (__s32)(now_us - ca->last_time) <= (__s32)MLTCP_CUBIC_SAME_CWND_US) {
-		if (friendly_every_ack && ca->epoch_start)
-			goto tcp_friendliness;
+	    (__s32)(now_us - ca->last_time) <= (__s32)MLTCP_CUBIC_SAME_CWND_US)
 		return;
-	}
 
 	/* The curve is evaluated at most once per millisecond; every cwnd
 	 * reduction sets epoch_start to 0, which forces a recalculation. */
@@ -330,10 +316,9 @@ tcp_friendliness:
  * at least 2 (at most 1.5x growth per RTT).
  */
 MLTCP_INLINE __u32 mltcp_bictcp_cong_avoid(struct mltcp_bictcp *ca, __u32 cwnd,
-					  __u32 acked, __u32 now_us, __u32 gain,
-					  __u32 friendly_every_ack)
+					  __u32 acked, __u32 now_us, __u32 gain)
 {
-	mltcp_bictcp_update(ca, cwnd, acked, now_us, gain, friendly_every_ack);
+	mltcp_bictcp_update(ca, cwnd, acked, now_us, gain);
 	return mltcp_cubic_cnt(ca->cnt, gain);
 }
 
@@ -479,7 +464,7 @@ MLTCP_INLINE __u32 mltcp_cubic_flow_ai_w(struct mltcp_cubic_flow *f,
 					 __u32 acked, __u32 now_us)
 {
 	return mltcp_bictcp_cong_avoid(&f->bic, cwnd, acked, now_us,
-				      mltcp_cubic_gain(&f->it, p), p->enabled);
+				      mltcp_cubic_gain(&f->it, p));
 }
 
 /* .ssthresh: a loss with cwnd segments (bictcp_recalc_ssthresh); the

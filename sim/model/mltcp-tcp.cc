@@ -391,7 +391,7 @@ void TcpMltcpCubic::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAck
   const uint32_t w =
       CongAvoid(tcb, &cwnd_cnt_, segmentsAcked, [this](uint32_t cwnd, uint32_t acked) {
         return mltcp_bictcp_cong_avoid(&bic_, cwnd, acked, MltcpFlowState::NowUs(),
-                                       state_.CubicGain(), state_.params().raw().enabled);
+                                       state_.CubicGain());
       });
   if (w)
     last_cnt_ = w;

@@ -6,9 +6,7 @@
 // BPF datapaths, with the core's window arithmetic (tcp_slow_start,
 // tcp_cong_avoid_ai) on ns-3's byte-counted window.  With the attribute
 // Enabled=false they are the base algorithms, which is what the simulator
-// runs as "reno" and "cubic": base and MLTCP runs differ in F only (and, for
-// CUBIC, in the TCP-friendly estimate counted on every ack; core/mltcp_cubic.h
-// lists it).  These
+// runs as "reno" and "cubic": base and MLTCP runs differ in F only.  These
 // classes only feed the core the signals the kernel hooks see:
 //   - cumulative bytes acked = sum of snd_una advances (tcp_sock->bytes_acked),
 //     kept from TcpSocketState::m_lastAckedSeq,

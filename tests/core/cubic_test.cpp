@@ -19,11 +19,9 @@ void FriendlyLoop(uint32_t* ack_cnt, uint32_t* tcp_cwnd, uint32_t delta) {
 // Runs CUBIC in congestion avoidance: one ack per `ack_gap_us`, one segment
 // each, from `from_us` for `span_us`; returns the window reached.
 uint32_t RunAvoidance(mltcp_bictcp* ca, mltcp_window* w, uint32_t from_us,
-                      uint32_t span_us, uint32_t gain, uint32_t ack_gap_us = 100,
-                      uint32_t friendly_every_ack = 0) {
+                      uint32_t span_us, uint32_t gain, uint32_t ack_gap_us = 100) {
   for (uint32_t t = from_us; t - from_us < span_us; t += ack_gap_us)
-    mltcp_window_cong_avoid_ai(
-        w, mltcp_bictcp_cong_avoid(ca, w->cwnd, 1, t, gain, friendly_every_ack), 1);
+    mltcp_window_cong_avoid_ai(w, mltcp_bictcp_cong_avoid(ca, w->cwnd, 1, t, gain), 1);
   return w->cwnd;
 }
 
@@ -66,7 +64,7 @@ TEST(Cubic, KAfterALossIsTheCubeRootOfTheWindowDropOverC) {
   EXPECT_EQ(ss, 1000u * MLTCP_CUBIC_BETA / 1024);  // 700: beta 717/1024
   EXPECT_EQ(ca.last_max_cwnd, 1000u);
   EXPECT_EQ(ca.epoch_start, 0u);
-  mltcp_bictcp_update(&ca, ss, 1, 5000, MLTCP_GAIN_ONE, 0);
+  mltcp_bictcp_update(&ca, ss, 1, 5000, MLTCP_GAIN_ONE);
   // K = cbrt((W_max - cwnd) / C) seconds, C = 0.4 (bic_scale 41 / 102.4).
   const double k_s = std::cbrt((1000.0 - ss) / (41.0 / 102.4));
   EXPECT_NEAR(ca.bic_K / 1024.0, k_s, 0.02 * k_s);
@@ -103,40 +101,10 @@ TEST(Cubic, WindowFollowsTheCurveAndTheGainSpeedsItsClock) {
   EXPECT_NEAR(reached[1], 95.7, 2.0);
 }
 
-// A window drained to 4 segments from 20 (mltcp_bictcp_start_cwnd ends the
-// epoch as a loss does): the curve is flat (K = 3.4 s), so only the
-// TCP-friendly estimate grows the window, one segment per cwnd * 15 / 8
-// acks.  tcp_cubic skips that estimate while cwnd is unchanged for HZ/32
-// (31.25 ms), then releases what it counted at up to 1.5x per RTT; with
-// MLTCP on it is updated on every ack.
-TEST(Cubic, FriendlyEstimateCountsEveryAckWithMltcpOn) {
-  uint32_t at_30ms[2], at_40ms[2];
-  for (uint32_t every_ack = 0; every_ack < 2; ++every_ack) {
-    mltcp_bictcp ca;
-    mltcp_bictcp_init(&ca, 1, 0);
-    mltcp_bictcp_on_loss(&ca, 20);
-    mltcp_window w;
-    mltcp_window_init(&w, 4, 1 << 20);
-    w.ssthresh = 4;
-    // An ack of one segment every 250 us.
-    at_30ms[every_ack] = RunAvoidance(&ca, &w, 1000, 30000, MLTCP_GAIN_ONE, 250, every_ack);
-    at_40ms[every_ack] = RunAvoidance(&ca, &w, 31000, 10000, MLTCP_GAIN_ONE, 250, every_ack);
-  }
-  // tcp_cubic: one step at the first evaluation (the curve rounds up), then
-  // held for 31.25 ms with 120 acks counted.
-  EXPECT_EQ(at_30ms[0], 5u);
-  // Every ack: 120 acks at 7.5-22 acks per segment (cwnd 4-12).
-  EXPECT_GE(at_30ms[1], 10u);
-  EXPECT_LE(at_30ms[1], 13u);
-  // Then tcp_cubic releases them within 10 ms; every ack keeps its pace.
-  EXPECT_GE(at_40ms[0], at_30ms[0] + 8);
-  EXPECT_LE(at_40ms[1], at_30ms[1] + 3);
-}
-
 TEST(Cubic, NoEpochAtClockZero) {
   mltcp_bictcp ca;
   mltcp_bictcp_init(&ca, 0, 0);
-  mltcp_bictcp_update(&ca, 50, 1, 0, MLTCP_GAIN_ONE, 0);
+  mltcp_bictcp_update(&ca, 50, 1, 0, MLTCP_GAIN_ONE);
   EXPECT_EQ(ca.epoch_start, 1u);  // 0 would mean "no epoch"
 }
 

@@ -206,7 +206,7 @@ TEST(TcpMltcpCubic, DisabledEqualsCoreCubic) {
         acked = mltcp_window_slow_start(&w, acked);
       if (acked)
         mltcp_window_cong_avoid_ai(
-            &w, mltcp_bictcp_cong_avoid(&ref, w.cwnd, acked, now, MLTCP_GAIN_ONE, 0), acked);
+            &w, mltcp_bictcp_cong_avoid(&ref, w.cwnd, acked, now, MLTCP_GAIN_ONE), acked);
     }
     a.push_back(tcb->GetCwndInSegments());
     b.push_back(w.cwnd);
