@@ -31,15 +31,6 @@
  *    fast convergence and undo stay CUBIC's.  An iteration starts from the
  *    part of the window that was not queue (mltcp_cubic_flow_start_cwnd),
  *    which ends the epoch as a loss does.
- *  - In an epoch that the drain began, the TCP-friendly estimate moves at
- *    most one segment per evaluation, and the acks beyond are dropped.  A
- *    drained epoch's curve is flat (K of seconds at a few segments), so
- *    the estimate alone grows the window, and tcp_cubic's HZ/32 hold
- *    would end in a release of all the acks counted meanwhile, at up to
- *    1.5x per RTT, on all of a job's connections at once (docs/design.md,
- *    "The start of an iteration").  The hold itself stays: it makes a job
- *    that starts into another job's phase wait while that one finishes.
- *  - tcp_cubic's found is ca->flags, which also marks a drained epoch.
  */
 #ifndef MLTCP_CUBIC_H
 #define MLTCP_CUBIC_H
@@ -71,12 +62,6 @@
 #define MLTCP_HYSTART_DELAY_MIN_US	4000U
 #define MLTCP_HYSTART_DELAY_MAX_US	16000U
 
-/* ca->flags: tcp_cubic's found, and MLTCP's mark of a drained epoch. */
-enum mltcp_bictcp_flags {
-	MLTCP_BIC_HYSTART_FOUND	= 1 << 0,	/* HyStart: slow-start exit found */
-	MLTCP_BIC_DRAINED_EPOCH	= 1 << 1,	/* the drain ended the last epoch, no loss since */
-};
-
 enum mltcp_hystart_found {
 	MLTCP_HYSTART_FOUND_TRAIN = 1 << 0,	/* ack train longer than delay_min/2 */
 	MLTCP_HYSTART_FOUND_DELAY = 1 << 1,	/* round's min RTT rose */
@@ -96,7 +81,7 @@ struct mltcp_bictcp {
 	__u32 tcp_cwnd;		/* the TCP-friendly (Reno) estimate */
 	__u16 epoch_carry;	/* MLTCP: sub-us remainder of the clock scaling */
 	__u8 sample_cnt;	/* HyStart: RTT samples in this round */
-	__u8 flags;		/* enum mltcp_bictcp_flags (tcp_cubic: found) */
+	__u8 found;		/* HyStart: slow-start exit found */
 	__u32 round_start;	/* HyStart: beginning of the round (us) */
 	__u32 end_seq;		/* HyStart: snd_nxt at the round's start */
 	__u32 last_ack;		/* HyStart: last ack of the train (us) */
@@ -126,7 +111,7 @@ MLTCP_INLINE __u32 mltcp_cubic_epoch_of(__u32 now_us)
 	return now_us ? now_us : 1;
 }
 
-/* bictcp_reset(): everything before the carry, and the flags. */
+/* bictcp_reset(): everything before the carry, and found. */
 MLTCP_INLINE void mltcp_bictcp_reset(struct mltcp_bictcp *ca)
 {
 	ca->cnt = 0;
@@ -139,7 +124,7 @@ MLTCP_INLINE void mltcp_bictcp_reset(struct mltcp_bictcp *ca)
 	ca->epoch_start = 0;
 	ca->ack_cnt = 0;
 	ca->tcp_cwnd = 0;
-	ca->flags = 0;
+	ca->found = 0;
 }
 
 /* bictcp_hystart_reset(): a new HyStart round starts at snd_nxt. */
@@ -315,10 +300,6 @@ tcp_friendliness:
 		/* tcp_cubic.c's loop leaves ack_cnt in (0, delta]. */
 		n = (ca->ack_cnt - 1) / delta;
 		ca->ack_cnt -= n * delta;
-		/* A drained epoch releases what its hold counted one segment
-		 * at a time (header). */
-		if (n > 1 && (ca->flags & MLTCP_BIC_DRAINED_EPOCH))
-			n = 1;
 		ca->tcp_cwnd += n;
 	}
 	if (ca->tcp_cwnd > cwnd) {	/* if bic is slower than tcp */
@@ -346,7 +327,6 @@ MLTCP_INLINE __u32 mltcp_bictcp_cong_avoid(struct mltcp_bictcp *ca, __u32 cwnd,
 MLTCP_INLINE void mltcp_bictcp_on_loss(struct mltcp_bictcp *ca, __u32 cwnd)
 {
 	ca->epoch_start = 0;	/* end of epoch */
-	ca->flags &= ~MLTCP_BIC_DRAINED_EPOCH;
 	if (cwnd < ca->last_max_cwnd)	/* fast convergence */
 		ca->last_max_cwnd = (cwnd * (MLTCP_CUBIC_BETA_SCALE + MLTCP_CUBIC_BETA)) /
 				    (2 * MLTCP_CUBIC_BETA_SCALE);
@@ -416,7 +396,7 @@ MLTCP_INLINE __u32 mltcp_hystart_update(struct mltcp_bictcp *ca,
 			threshold >>= 1;
 		/* tcp_cubic compares (s32) with u32: an unsigned comparison. */
 		if (s->now_us - ca->round_start > threshold) {
-			ca->flags |= MLTCP_BIC_HYSTART_FOUND;
+			ca->found = 1;
 			found |= MLTCP_HYSTART_FOUND_TRAIN;
 		}
 	}
@@ -428,7 +408,7 @@ MLTCP_INLINE __u32 mltcp_hystart_update(struct mltcp_bictcp *ca,
 		ca->sample_cnt++;
 	} else if (ca->curr_rtt > ca->delay_min +
 		   mltcp_hystart_delay_thresh(ca->delay_min)) {
-		ca->flags |= MLTCP_BIC_HYSTART_FOUND;
+		ca->found = 1;
 		found |= MLTCP_HYSTART_FOUND_DELAY;
 	}
 	return found;
@@ -453,7 +433,7 @@ MLTCP_INLINE __u32 mltcp_bictcp_on_rtt(struct mltcp_bictcp *ca,
 	delay = s->rtt_us ? (__u32)s->rtt_us : 1;
 	if (ca->delay_min == 0 || ca->delay_min > delay)
 		ca->delay_min = delay;
-	if (!(ca->flags & MLTCP_BIC_HYSTART_FOUND) && s->in_slow_start)
+	if (!ca->found && s->in_slow_start)
 		return mltcp_hystart_update(ca, s, delay);
 	return 0;
 }
@@ -507,9 +487,8 @@ MLTCP_INLINE void mltcp_cubic_flow_tx_start(struct mltcp_cubic_flow *f, __u32 no
  * window the iteration starts with (mltcp_start_cwnd; the datapath sets
  * cwnd and ssthresh to it when lower, as mltcp_window_start).  A drained
  * window ends CUBIC's epoch as a loss does, with W_max the window it came
- * from: a new epoch grows from the drained window at the iteration's F,
- * without releasing its hold's acks at once (header).  For datapaths
- * that keep CUBIC and the tracker apart (ns-3). */
+ * from: a new epoch grows from the drained window at the iteration's F.
+ * For datapaths that keep CUBIC and the tracker apart (ns-3). */
 MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct mltcp_iter *it,
 					   const struct mltcp_params *p, __u32 cwnd, __u32 mss,
 					   __u32 min_rtt_us, __u32 srtt_us, __u64 acked_total,
@@ -518,10 +497,8 @@ MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct
 	__u32 start = mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us, acked_total,
 				       received_total);
 
-	if (start < cwnd) {
+	if (start < cwnd)
 		mltcp_bictcp_on_loss(ca, cwnd);
-		ca->flags |= MLTCP_BIC_DRAINED_EPOCH;
-	}
 	return start;
 }
 
