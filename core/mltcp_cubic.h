@@ -31,22 +31,6 @@
  *    fast convergence and undo stay CUBIC's.  An iteration starts from the
  *    part of the window that was not queue (mltcp_cubic_flow_start_cwnd),
  *    which ends the epoch as a loss does.
- *  - In an epoch that the drain began, the connections of one striped job
- *    (core/mltcp_job.h) grow their TCP-friendly estimates by at most
- *    MLTCP_CUBIC_JOB_RELEASE_SEGS per evaluation together, each its share
- *    of the job's iteration (mltcp_cubic_flow_set_job_share); the acks
- *    beyond are dropped.  A drained epoch's curve is flat (K of seconds at
- *    a few segments), so the estimate alone grows the window, and
- *    tcp_cubic's HZ/32 hold ends in a release of all the acks counted
- *    meanwhile, at up to 1.5x per RTT.  A job's connections drain and hold
- *    together, so their releases add up: K of them release K flows' worth
- *    at once, as an uncoupled MPTCP flow would (RFC 6356 couples the
- *    increase).  A flow that is its job alone releases as tcp_cubic does:
- *    the hold makes a job that starts into another's phase wait, and the
- *    release's losses are what the scaled decrease separates jobs with
- *    (docs/evaluation.md, "The hold's release capped").
- *  - tcp_cubic's found is a bit of ca->flags, which also holds the drained
- *    epoch's mark and release cap.
  */
 #ifndef MLTCP_CUBIC_H
 #define MLTCP_CUBIC_H
@@ -78,22 +62,6 @@
 #define MLTCP_HYSTART_DELAY_MIN_US	4000U
 #define MLTCP_HYSTART_DELAY_MAX_US	16000U
 
-/* The most segments a striped job's connections grow their TCP-friendly
- * estimates by per evaluation together, in a drained epoch (header). */
-#define MLTCP_CUBIC_JOB_RELEASE_SEGS	32U
-
-/* ca->flags: tcp_cubic's found, MLTCP's mark of a drained epoch, and that
- * epoch's release cap in segments (0: none, the flow is its job alone). */
-enum mltcp_bictcp_flags {
-	MLTCP_BIC_HYSTART_FOUND	= 1 << 0,	/* HyStart: slow-start exit found */
-	MLTCP_BIC_DRAINED_EPOCH	= 1 << 1,	/* the drain ended the last epoch, no loss since */
-};
-#define MLTCP_BIC_RELEASE_CAP_SHIFT	2
-#define MLTCP_BIC_RELEASE_CAP_MAX	(0xffU >> MLTCP_BIC_RELEASE_CAP_SHIFT)
-#if MLTCP_CUBIC_JOB_RELEASE_SEGS > MLTCP_BIC_RELEASE_CAP_MAX
-#error "a drained epoch's release cap must fit the flags above the two bits"
-#endif
-
 enum mltcp_hystart_found {
 	MLTCP_HYSTART_FOUND_TRAIN = 1 << 0,	/* ack train longer than delay_min/2 */
 	MLTCP_HYSTART_FOUND_DELAY = 1 << 1,	/* round's min RTT rose */
@@ -113,7 +81,7 @@ struct mltcp_bictcp {
 	__u32 tcp_cwnd;		/* the TCP-friendly (Reno) estimate */
 	__u16 epoch_carry;	/* MLTCP: sub-us remainder of the clock scaling */
 	__u8 sample_cnt;	/* HyStart: RTT samples in this round */
-	__u8 flags;		/* enum mltcp_bictcp_flags (tcp_cubic: found) */
+	__u8 found;		/* HyStart: slow-start exit found */
 	__u32 round_start;	/* HyStart: beginning of the round (us) */
 	__u32 end_seq;		/* HyStart: snd_nxt at the round's start */
 	__u32 last_ack;		/* HyStart: last ack of the train (us) */
@@ -143,7 +111,7 @@ MLTCP_INLINE __u32 mltcp_cubic_epoch_of(__u32 now_us)
 	return now_us ? now_us : 1;
 }
 
-/* bictcp_reset(): everything before the carry, and the flags. */
+/* bictcp_reset(): everything before the carry, and found. */
 MLTCP_INLINE void mltcp_bictcp_reset(struct mltcp_bictcp *ca)
 {
 	ca->cnt = 0;
@@ -156,7 +124,7 @@ MLTCP_INLINE void mltcp_bictcp_reset(struct mltcp_bictcp *ca)
 	ca->epoch_start = 0;
 	ca->ack_cnt = 0;
 	ca->tcp_cwnd = 0;
-	ca->flags = 0;
+	ca->found = 0;
 }
 
 /* bictcp_hystart_reset(): a new HyStart round starts at snd_nxt. */
@@ -256,7 +224,7 @@ MLTCP_INLINE __u32 mltcp_cubic_root(__u64 a)
 MLTCP_INLINE void mltcp_bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
 				     __u32 acked, __u32 now_us, __u32 gain)
 {
-	__u32 delta, bic_target, max_cnt, dt, n, release_cap;
+	__u32 delta, bic_target, max_cnt, dt, n;
 	__u64 offs, t;
 
 	ca->ack_cnt += acked;	/* count the number of ACKed packets */
@@ -332,11 +300,6 @@ tcp_friendliness:
 		/* tcp_cubic.c's loop leaves ack_cnt in (0, delta]. */
 		n = (ca->ack_cnt - 1) / delta;
 		ca->ack_cnt -= n * delta;
-		/* A striped job's drained epochs release what their holds
-		 * counted together (header). */
-		release_cap = ca->flags >> MLTCP_BIC_RELEASE_CAP_SHIFT;
-		if (release_cap && n > release_cap)
-			n = release_cap;
 		ca->tcp_cwnd += n;
 	}
 	if (ca->tcp_cwnd > cwnd) {	/* if bic is slower than tcp */
@@ -364,7 +327,6 @@ MLTCP_INLINE __u32 mltcp_bictcp_cong_avoid(struct mltcp_bictcp *ca, __u32 cwnd,
 MLTCP_INLINE void mltcp_bictcp_on_loss(struct mltcp_bictcp *ca, __u32 cwnd)
 {
 	ca->epoch_start = 0;	/* end of epoch */
-	ca->flags &= MLTCP_BIC_HYSTART_FOUND;	/* a loss ends a drained epoch */
 	if (cwnd < ca->last_max_cwnd)	/* fast convergence */
 		ca->last_max_cwnd = (cwnd * (MLTCP_CUBIC_BETA_SCALE + MLTCP_CUBIC_BETA)) /
 				    (2 * MLTCP_CUBIC_BETA_SCALE);
@@ -434,7 +396,7 @@ MLTCP_INLINE __u32 mltcp_hystart_update(struct mltcp_bictcp *ca,
 			threshold >>= 1;
 		/* tcp_cubic compares (s32) with u32: an unsigned comparison. */
 		if (s->now_us - ca->round_start > threshold) {
-			ca->flags |= MLTCP_BIC_HYSTART_FOUND;
+			ca->found = 1;
 			found |= MLTCP_HYSTART_FOUND_TRAIN;
 		}
 	}
@@ -446,7 +408,7 @@ MLTCP_INLINE __u32 mltcp_hystart_update(struct mltcp_bictcp *ca,
 		ca->sample_cnt++;
 	} else if (ca->curr_rtt > ca->delay_min +
 		   mltcp_hystart_delay_thresh(ca->delay_min)) {
-		ca->flags |= MLTCP_BIC_HYSTART_FOUND;
+		ca->found = 1;
 		found |= MLTCP_HYSTART_FOUND_DELAY;
 	}
 	return found;
@@ -471,7 +433,7 @@ MLTCP_INLINE __u32 mltcp_bictcp_on_rtt(struct mltcp_bictcp *ca,
 	delay = s->rtt_us ? (__u32)s->rtt_us : 1;
 	if (ca->delay_min == 0 || ca->delay_min > delay)
 		ca->delay_min = delay;
-	if (!(ca->flags & MLTCP_BIC_HYSTART_FOUND) && s->in_slow_start)
+	if (!ca->found && s->in_slow_start)
 		return mltcp_hystart_update(ca, s, delay);
 	return 0;
 }
@@ -525,9 +487,8 @@ MLTCP_INLINE void mltcp_cubic_flow_tx_start(struct mltcp_cubic_flow *f, __u32 no
  * window the iteration starts with (mltcp_start_cwnd; the datapath sets
  * cwnd and ssthresh to it when lower, as mltcp_window_start).  A drained
  * window ends CUBIC's epoch as a loss does, with W_max the window it came
- * from: a new epoch grows from the drained window at the iteration's F,
- * marked as drained until a loss (header).  For datapaths
- * that keep CUBIC and the tracker apart (ns-3). */
+ * from: a new epoch grows from the drained window at the iteration's F.
+ * For datapaths that keep CUBIC and the tracker apart (ns-3). */
 MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct mltcp_iter *it,
 					   const struct mltcp_params *p, __u32 cwnd, __u32 mss,
 					   __u32 min_rtt_us, __u32 srtt_us, __u64 acked_total,
@@ -536,47 +497,9 @@ MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct
 	__u32 start = mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us, acked_total,
 				       received_total);
 
-	if (start < cwnd) {
+	if (start < cwnd)
 		mltcp_bictcp_on_loss(ca, cwnd);
-		ca->flags |= MLTCP_BIC_DRAINED_EPOCH;
-	}
 	return start;
-}
-
-/* A drained epoch's release cap for a connection with job_share of its
- * job's iteration size (RATIO units, mltcp_job_share): its part of
- * MLTCP_CUBIC_JOB_RELEASE_SEGS, at least one segment; none (0) for a flow
- * that is its job alone. */
-MLTCP_INLINE __u32 mltcp_cubic_release_cap(__u32 job_share)
-{
-	__u32 cap;
-
-	if (job_share >= MLTCP_RATIO_ONE)
-		return 0;
-	cap = (MLTCP_CUBIC_JOB_RELEASE_SEGS * job_share) >> MLTCP_RATIO_SHIFT;
-	return cap ? cap : 1;
-}
-
-/* Does the flow need its job share now: in a drained epoch, when it takes
- * its job's ratio (MLTCP_F_JOB).  Lets a datapath look its job up only
- * then. */
-MLTCP_INLINE int mltcp_cubic_flow_wants_job_share(const struct mltcp_cubic_flow *f)
-{
-	return (f->bic.flags & MLTCP_BIC_DRAINED_EPOCH) && (f->it.flags & MLTCP_F_JOB);
-}
-
-/* Before an ack's window growth in a drained epoch: the flow's part of its
- * job (job_share, RATIO units, mltcp_job_share) sets the epoch's release
- * cap (header).  A datapath without jobs of several connections never
- * calls it; outside a drained epoch it does nothing. */
-MLTCP_INLINE void mltcp_cubic_flow_set_job_share(struct mltcp_cubic_flow *f, __u32 job_share)
-{
-	struct mltcp_bictcp *ca = &f->bic;
-
-	if (!(ca->flags & MLTCP_BIC_DRAINED_EPOCH))
-		return;
-	ca->flags = (__u8)((ca->flags & (MLTCP_BIC_HYSTART_FOUND | MLTCP_BIC_DRAINED_EPOCH)) |
-			   (mltcp_cubic_release_cap(job_share) << MLTCP_BIC_RELEASE_CAP_SHIFT));
 }
 
 MLTCP_INLINE __u32 mltcp_cubic_flow_start_cwnd(struct mltcp_cubic_flow *f,
