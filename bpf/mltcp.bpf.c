@@ -361,21 +361,6 @@ static __always_inline void mltcp_job_update(struct sock *sk, struct mltcp_iter 
 	mltcp_iter_set_job_ratio(it, mltcp_job_ratio(j->iter_bytes_sum, j->bytes_per_iter_sum));
 }
 
-/* The socket's part of its job's iteration size (mltcp_job_share); all of
- * it without a job, or before the socket joined the job's entry. */
-static __always_inline __u32 mltcp_job_share_of(struct sock *sk)
-{
-	struct mltcp_job *j = mltcp_job_of(sk);
-	struct mltcp_job_sock *js;
-
-	if (!j)
-		return MLTCP_RATIO_ONE;
-	js = bpf_sk_storage_get(&mltcp_job_socks, sk, NULL, 0);
-	if (!js || js->epoch != j->epoch)
-		return MLTCP_RATIO_ONE;
-	return mltcp_job_share(&js->share, j->bytes_per_iter_sum);
-}
-
 /* Apply a pending hint from the application; 1 if one was applied.  A
  * socket with hints of its own ignores its job: *jp is its job otherwise. */
 static __always_inline int mltcp_apply_hint(struct sock *sk, struct mltcp_iter *it,
@@ -671,9 +656,6 @@ void BPF_PROG(mltcp_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (!acked)
 			return;
 	}
-	if (mltcp_cubic_flow_wants_job_share(&ca->f))
-		mltcp_cubic_flow_set_job_share(&ca->f, mltcp_job_share_of(sk),
-					       bpf_get_prandom_u32());
 	tcp_cong_avoid_ai(tp, mltcp_cubic_flow_ai_w(&ca->f, &mltcp_cfg, tp->snd_cwnd, acked,
 						    mltcp_now_us(tp)), acked);
 }

@@ -31,20 +31,6 @@
  *    fast convergence and undo stay CUBIC's.  An iteration starts from the
  *    part of the window that was not queue (mltcp_cubic_flow_start_cwnd),
  *    which ends the epoch as a loss does.
- *  - In an epoch that the drain began, each connection of a striped job
- *    (core/mltcp_job.h) holds for its own time, drawn once per epoch
- *    between MLTCP_CUBIC_SPREAD_HOLD_MIN_MS and three times that
- *    (mltcp_cubic_flow_set_job_share), not tcp_cubic's HZ/32 for all.  A
- *    drained epoch's curve is flat (K of seconds at a few segments), so
- *    the estimate alone grows the window, and tcp_cubic's HZ/32 hold ends
- *    in a release of all the acks counted meanwhile, at up to 1.5x per
- *    RTT.  A job's connections drain and hold together, so their releases
- *    coincide and overflow the queue together.  Spread over the hold's
- *    length, each still releases what it counted, and the job as a whole
- *    is as aggressive as before.  A flow that is its job alone keeps
- *    tcp_cubic's hold (docs/evaluation.md, "The hold's release capped").
- *  - tcp_cubic's found is a bit of ca->flags, which also holds the drained
- *    epoch's mark and its hold.
  */
 #ifndef MLTCP_CUBIC_H
 #define MLTCP_CUBIC_H
@@ -76,22 +62,6 @@
 #define MLTCP_HYSTART_DELAY_MIN_US	4000U
 #define MLTCP_HYSTART_DELAY_MAX_US	16000U
 
-/* A striped job's connection holds a drained epoch for a time drawn from
- * [MIN, 3 MIN) ms (header); tcp_cubic's HZ/32 is about the middle. */
-#define MLTCP_CUBIC_SPREAD_HOLD_MIN_MS	16U
-
-/* ca->flags: tcp_cubic's found, MLTCP's mark of a drained epoch, and that
- * epoch's hold in ms (0: tcp_cubic's, the flow is its job alone). */
-enum mltcp_bictcp_flags {
-	MLTCP_BIC_HYSTART_FOUND	= 1 << 0,	/* HyStart: slow-start exit found */
-	MLTCP_BIC_DRAINED_EPOCH	= 1 << 1,	/* the drain ended the last epoch, no loss since */
-};
-#define MLTCP_BIC_HOLD_MS_SHIFT		2
-#define MLTCP_BIC_HOLD_MS_MAX		(0xffU >> MLTCP_BIC_HOLD_MS_SHIFT)
-#if 3 * MLTCP_CUBIC_SPREAD_HOLD_MIN_MS > MLTCP_BIC_HOLD_MS_MAX + 1
-#error "a drained epoch's hold must fit the flags above the two bits"
-#endif
-
 enum mltcp_hystart_found {
 	MLTCP_HYSTART_FOUND_TRAIN = 1 << 0,	/* ack train longer than delay_min/2 */
 	MLTCP_HYSTART_FOUND_DELAY = 1 << 1,	/* round's min RTT rose */
@@ -111,7 +81,7 @@ struct mltcp_bictcp {
 	__u32 tcp_cwnd;		/* the TCP-friendly (Reno) estimate */
 	__u16 epoch_carry;	/* MLTCP: sub-us remainder of the clock scaling */
 	__u8 sample_cnt;	/* HyStart: RTT samples in this round */
-	__u8 flags;		/* enum mltcp_bictcp_flags (tcp_cubic: found) */
+	__u8 found;		/* HyStart: slow-start exit found */
 	__u32 round_start;	/* HyStart: beginning of the round (us) */
 	__u32 end_seq;		/* HyStart: snd_nxt at the round's start */
 	__u32 last_ack;		/* HyStart: last ack of the train (us) */
@@ -141,7 +111,7 @@ MLTCP_INLINE __u32 mltcp_cubic_epoch_of(__u32 now_us)
 	return now_us ? now_us : 1;
 }
 
-/* bictcp_reset(): everything before the carry, and the flags. */
+/* bictcp_reset(): everything before the carry, and found. */
 MLTCP_INLINE void mltcp_bictcp_reset(struct mltcp_bictcp *ca)
 {
 	ca->cnt = 0;
@@ -154,7 +124,7 @@ MLTCP_INLINE void mltcp_bictcp_reset(struct mltcp_bictcp *ca)
 	ca->epoch_start = 0;
 	ca->ack_cnt = 0;
 	ca->tcp_cwnd = 0;
-	ca->flags = 0;
+	ca->found = 0;
 }
 
 /* bictcp_hystart_reset(): a new HyStart round starts at snd_nxt. */
@@ -254,15 +224,13 @@ MLTCP_INLINE __u32 mltcp_cubic_root(__u64 a)
 MLTCP_INLINE void mltcp_bictcp_update(struct mltcp_bictcp *ca, __u32 cwnd,
 				     __u32 acked, __u32 now_us, __u32 gain)
 {
-	__u32 delta, bic_target, max_cnt, dt, n, hold_us;
+	__u32 delta, bic_target, max_cnt, dt, n;
 	__u64 offs, t;
 
 	ca->ack_cnt += acked;	/* count the number of ACKed packets */
 
-	hold_us = (__u32)(ca->flags >> MLTCP_BIC_HOLD_MS_SHIFT) * 1000U;
-	if (!hold_us)
-		hold_us = MLTCP_CUBIC_SAME_CWND_US;
-	if (ca->last_cwnd == cwnd && (__s32)(now_us - ca->last_time) <= (__s32)hold_us)
+	if (ca->last_cwnd == cwnd &&
+	    (__s32)(now_us - ca->last_time) <= (__s32)MLTCP_CUBIC_SAME_CWND_US)
 		return;
 
 	/* The curve is evaluated at most once per millisecond; every cwnd
@@ -359,7 +327,6 @@ MLTCP_INLINE __u32 mltcp_bictcp_cong_avoid(struct mltcp_bictcp *ca, __u32 cwnd,
 MLTCP_INLINE void mltcp_bictcp_on_loss(struct mltcp_bictcp *ca, __u32 cwnd)
 {
 	ca->epoch_start = 0;	/* end of epoch */
-	ca->flags &= MLTCP_BIC_HYSTART_FOUND;	/* a loss ends a drained epoch */
 	if (cwnd < ca->last_max_cwnd)	/* fast convergence */
 		ca->last_max_cwnd = (cwnd * (MLTCP_CUBIC_BETA_SCALE + MLTCP_CUBIC_BETA)) /
 				    (2 * MLTCP_CUBIC_BETA_SCALE);
@@ -429,7 +396,7 @@ MLTCP_INLINE __u32 mltcp_hystart_update(struct mltcp_bictcp *ca,
 			threshold >>= 1;
 		/* tcp_cubic compares (s32) with u32: an unsigned comparison. */
 		if (s->now_us - ca->round_start > threshold) {
-			ca->flags |= MLTCP_BIC_HYSTART_FOUND;
+			ca->found = 1;
 			found |= MLTCP_HYSTART_FOUND_TRAIN;
 		}
 	}
@@ -441,7 +408,7 @@ MLTCP_INLINE __u32 mltcp_hystart_update(struct mltcp_bictcp *ca,
 		ca->sample_cnt++;
 	} else if (ca->curr_rtt > ca->delay_min +
 		   mltcp_hystart_delay_thresh(ca->delay_min)) {
-		ca->flags |= MLTCP_BIC_HYSTART_FOUND;
+		ca->found = 1;
 		found |= MLTCP_HYSTART_FOUND_DELAY;
 	}
 	return found;
@@ -466,7 +433,7 @@ MLTCP_INLINE __u32 mltcp_bictcp_on_rtt(struct mltcp_bictcp *ca,
 	delay = s->rtt_us ? (__u32)s->rtt_us : 1;
 	if (ca->delay_min == 0 || ca->delay_min > delay)
 		ca->delay_min = delay;
-	if (!(ca->flags & MLTCP_BIC_HYSTART_FOUND) && s->in_slow_start)
+	if (!ca->found && s->in_slow_start)
 		return mltcp_hystart_update(ca, s, delay);
 	return 0;
 }
@@ -520,9 +487,8 @@ MLTCP_INLINE void mltcp_cubic_flow_tx_start(struct mltcp_cubic_flow *f, __u32 no
  * window the iteration starts with (mltcp_start_cwnd; the datapath sets
  * cwnd and ssthresh to it when lower, as mltcp_window_start).  A drained
  * window ends CUBIC's epoch as a loss does, with W_max the window it came
- * from: a new epoch grows from the drained window at the iteration's F,
- * marked as drained until a loss (header).  For datapaths
- * that keep CUBIC and the tracker apart (ns-3). */
+ * from: a new epoch grows from the drained window at the iteration's F.
+ * For datapaths that keep CUBIC and the tracker apart (ns-3). */
 MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct mltcp_iter *it,
 					   const struct mltcp_params *p, __u32 cwnd, __u32 mss,
 					   __u32 min_rtt_us, __u32 srtt_us, __u64 acked_total,
@@ -531,38 +497,9 @@ MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct
 	__u32 start = mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us, acked_total,
 				       received_total);
 
-	if (start < cwnd) {
+	if (start < cwnd)
 		mltcp_bictcp_on_loss(ca, cwnd);
-		ca->flags |= MLTCP_BIC_DRAINED_EPOCH;
-	}
 	return start;
-}
-
-/* Does the flow need its job share now: in a drained epoch whose hold is
- * not drawn yet, when it takes its job's ratio (MLTCP_F_JOB).  Lets a
- * datapath look its job up only then. */
-MLTCP_INLINE int mltcp_cubic_flow_wants_job_share(const struct mltcp_cubic_flow *f)
-{
-	return (f->bic.flags >> MLTCP_BIC_HOLD_MS_SHIFT) == 0 &&
-	       (f->bic.flags & MLTCP_BIC_DRAINED_EPOCH) && (f->it.flags & MLTCP_F_JOB);
-}
-
-/* Before an ack's window growth in a drained epoch: a connection with
- * less than all of its job's iteration size (job_share, RATIO units,
- * mltcp_job_share) draws the epoch's hold from random (header), once.  A
- * datapath without jobs of several connections never calls it; outside a
- * drained epoch it does nothing. */
-MLTCP_INLINE void mltcp_cubic_flow_set_job_share(struct mltcp_cubic_flow *f, __u32 job_share,
-						 __u32 random)
-{
-	struct mltcp_bictcp *ca = &f->bic;
-	__u32 hold_ms;
-
-	if (!(ca->flags & MLTCP_BIC_DRAINED_EPOCH) || (ca->flags >> MLTCP_BIC_HOLD_MS_SHIFT) ||
-	    job_share >= MLTCP_RATIO_ONE)
-		return;
-	hold_ms = MLTCP_CUBIC_SPREAD_HOLD_MIN_MS + random % (2 * MLTCP_CUBIC_SPREAD_HOLD_MIN_MS);
-	ca->flags = (__u8)(ca->flags | (hold_ms << MLTCP_BIC_HOLD_MS_SHIFT));
 }
 
 MLTCP_INLINE __u32 mltcp_cubic_flow_start_cwnd(struct mltcp_cubic_flow *f,

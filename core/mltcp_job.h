@@ -91,18 +91,6 @@ MLTCP_INLINE __u32 mltcp_job_ratio(__u64 iter_bytes_sum, __u64 bytes_per_iter_su
 	return mltcp_ratio_of(iter_bytes_sum, bytes_per_iter_sum);
 }
 
-/* The member's part of its job's iteration size, RATIO units, for a rule
- * that splits a job-wide amount among the job's connections (mltcp_cubic's
- * release cap).  MLTCP_RATIO_ONE while the member adds no size (no
- * structure, or nothing acked of its iteration yet) or the sum is no
- * job's. */
-MLTCP_INLINE __u32 mltcp_job_share(const struct mltcp_job_member *m, __u64 bytes_per_iter_sum)
-{
-	if (m->bytes_per_iter == 0 || bytes_per_iter_sum > MLTCP_JOB_SUM_MAX)
-		return MLTCP_RATIO_ONE;
-	return mltcp_ratio_of(m->bytes_per_iter, bytes_per_iter_sum);
-}
-
 /*
  * The job's idle gap.  A member's own silence is not its job's: where the
  * connections of a job take turns (the Dorylus job: four connections, no

@@ -54,26 +54,6 @@ TEST(Job, MembersShareOneRatio) {
   EXPECT_EQ(b.Ratio(), 768u);
 }
 
-// A member's share of the job's size (mltcp_job_share): all of it while it
-// adds no size, or when the sums are no job's.
-TEST(Job, MemberShareOfTheJobsSize) {
-  Driver a, b;
-  mltcp_job_member ma{}, mb{};
-  Job j;
-  Learn(a, 100000);
-  Learn(b, 300000);
-  j.Update(a, ma);
-  EXPECT_EQ(mltcp_job_share(&ma, j.bytes_per_iter_sum), MLTCP_RATIO_ONE);  // no size yet
-  a.Phase(1000);
-  b.Phase(1000);
-  j.Update(a, ma);
-  EXPECT_EQ(mltcp_job_share(&ma, j.bytes_per_iter_sum), MLTCP_RATIO_ONE);  // alone so far
-  j.Update(b, mb);
-  EXPECT_EQ(mltcp_job_share(&ma, j.bytes_per_iter_sum), 256u);  // 100000 of 400000
-  EXPECT_EQ(mltcp_job_share(&mb, j.bytes_per_iter_sum), 768u);
-  EXPECT_EQ(mltcp_job_share(&ma, MLTCP_JOB_SUM_MAX + 1), MLTCP_RATIO_ONE);
-}
-
 TEST(Job, FinishedMemberCountsAsDoneAndRunOverIsCapped) {
   Driver a, b;
   mltcp_job_member ma{}, mb{};
