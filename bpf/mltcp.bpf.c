@@ -15,8 +15,10 @@
  * the window guard below; HyStart's TSO cushion uses a fixed 64 KiB GSO
  * size (bpf_cubic.c does the same); and jobs: the sockets of one job's
  * cgroup share one bytes ratio (core/mltcp_job.h, the jobs map below), one
- * first-iteration seed and the job's idle gaps, where the module keeps a
- * ratio, a seed and a gap per socket.
+ * first-iteration seed and the job's idle gaps, and the start drain spares
+ * a job that receives as it sends (its traffic, which the cgroup's
+ * mltcp_sockops.bpf.c counts), where the module keeps a ratio, a seed and a
+ * gap per socket and tests only a socket's own traffic.
  *
  * Window guard (mltcp_guard_*): on the host kernel (6.18.44-fc) a small
  * fraction of struct_ops calls run no program: about 0.5% of the CA-state
@@ -33,8 +35,9 @@
  * Pinned by mltcpctl under /sys/fs/bpf/mltcp/: config (the .data map
  * holding the runtime parameters mltcp_cfg, a global read directly on every
  * ack), hints (socket storage: "an iteration of N bytes starts now"), jobs
- * (per cgroup: the same hints, written through mltcp_jobhint.bpf.c, and
- * the job's progress and activity, which its sockets keep here), stats (an
+ * (per cgroup: the same hints, written through mltcp_jobhint.bpf.c, the
+ * job's progress and activity, which its sockets keep here, and its
+ * traffic, which mltcp_sockops.bpf.c adds), stats (an
  * iterator link that reads the socket storage mltcp_flows, which holds the
  * per-flow counters and is deleted in .release), state (mltcpctl's own),
  * counters (the .bss with the host counters).
@@ -85,6 +88,7 @@ struct mltcp_job_sock {
 	__u64 seen_seq;
 	__u64 epoch;			/* of the entry `share` was added to */
 	struct mltcp_job_member share;
+	struct mltcp_traffic traffic_seen; /* the job's at the last transmit start */
 };
 
 struct {
@@ -319,6 +323,7 @@ static __always_inline struct mltcp_job *mltcp_job_track_of(struct sock *sk,
 		js->seen_seq = joining_late ? 0 : j->seq;
 		js->epoch = j->epoch;
 		mltcp_job_member_init(&js->share);
+		js->traffic_seen = j->traffic;
 	}
 	*jsp = js;
 	return j;
@@ -460,14 +465,23 @@ static __always_inline int mltcp_tx_resumed(struct sock *sk)
 }
 
 /* Sending resumes with nothing in flight: a hint or a detected boundary,
- * then the job; 1 if the application resumed (the start drain may act). */
-static __always_inline int mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it)
+ * then the job; 1 if the application resumed (the start drain may act).
+ * *job_traffic: the job's traffic since the socket's previous application
+ * start, for the start drain; NULL without a job. */
+static __always_inline int mltcp_track_tx_start(struct sock *sk, struct mltcp_iter *it,
+						struct mltcp_traffic **job_traffic)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct mltcp_job_sock *js = NULL;
 	struct mltcp_job *j;
 	int resumed = mltcp_tx_resumed(sk);
 	int hinted = mltcp_apply_hint(sk, it, &j, &js);
+
+	if (j && resumed)
+		mltcp_job_traffic_since(&js->traffic_seen, j->traffic.acked, j->traffic.received,
+					*job_traffic);
+	else
+		*job_traffic = NULL;
 
 	/* A hint is the boundary; a retransmission after a timeout is none. */
 	if (!hinted && resumed)
@@ -555,13 +569,14 @@ void BPF_PROG(mltcp_reno_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	struct mltcp_reno_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_traffic job_traffic, *job = &job_traffic;
 
 	mltcp_guard(sk, &ca->guard_high, MLTCP_RENO_BETA);
-	if (ev == CA_EVENT_TX_START && mltcp_track_tx_start(sk, &ca->f.it))
+	if (ev == CA_EVENT_TX_START && mltcp_track_tx_start(sk, &ca->f.it, &job))
 		mltcp_start_window(tp, mltcp_reno_flow_start_cwnd(&ca->f, &mltcp_cfg, tp->snd_cwnd,
 								  tp->mss_cache, mltcp_min_rtt_us(tp),
 								  tp->srtt_us >> 3, tp->bytes_acked,
-								  tp->bytes_received));
+								  tp->bytes_received, job));
 }
 
 SEC("struct_ops/mltcp_reno_pkts_acked")
@@ -629,16 +644,17 @@ void BPF_PROG(mltcp_cubic_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	struct mltcp_cubic_ca *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
+	struct mltcp_traffic job_traffic, *job = &job_traffic;
 
 	mltcp_cubic_guard(sk, ca);
 	if (ev != CA_EVENT_TX_START)
 		return;
 	mltcp_cubic_flow_tx_start(&ca->f, mltcp_now_us(tp));
-	if (mltcp_track_tx_start(sk, &ca->f.it))
+	if (mltcp_track_tx_start(sk, &ca->f.it, &job))
 		mltcp_start_window(tp, mltcp_cubic_flow_start_cwnd(&ca->f, &mltcp_cfg, tp->snd_cwnd,
 								   tp->mss_cache, mltcp_min_rtt_us(tp),
 								   tp->srtt_us >> 3, tp->bytes_acked,
-								   tp->bytes_received));
+								   tp->bytes_received, job));
 }
 
 SEC("struct_ops/mltcp_cubic_cong_avoid")

@@ -83,6 +83,8 @@ struct mltcp_job {
 	__u64 seed;		/* MLTCP_JOB_SEED's value, if has_seed */
 	__u64 has_seed;		/* 1 once MLTCP_JOB_SEED was set */
 	struct mltcp_job_activity activity; /* core/mltcp_job.h: its pauses */
+	struct mltcp_traffic traffic;	/* core/mltcp_job.h: what its sockets
+					 * acked and received (mltcp_sockops.bpf.c) */
 };
 
 /* Job-hint writes since load, over all attached cgroups (one-entry array,

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mltcp_job_map.bpf.h - the jobs map (hints and progress) and the hint
- * write counters, defined identically in both BPF objects that use them:
- * mltcp.bpf.c reads the hints and keeps the progress, mltcp_jobhint.bpf.c
- * writes hints and counters; mltcpctl makes the second reuse the first's
- * pinned maps (jobs, job_counters) and creates a job's entry at attach.
+ * mltcp_job_map.bpf.h - the jobs map (hints, progress and traffic) and the
+ * hint write counters, defined identically in the BPF objects that use
+ * them: mltcp.bpf.c reads the hints and traffic and keeps the progress,
+ * mltcp_jobhint.bpf.c writes hints and counters, mltcp_sockops.bpf.c adds
+ * the traffic; mltcpctl makes the last two reuse the first's pinned maps
+ * (jobs, job_counters) and creates a job's entry at attach.
  * Keyed by cgroup v2 id; LRU, since cgroup ids are never reused.
  */
 #ifndef MLTCP_JOB_MAP_BPF_H

@@ -492,10 +492,10 @@ MLTCP_INLINE void mltcp_cubic_flow_tx_start(struct mltcp_cubic_flow *f, __u32 no
 MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct mltcp_iter *it,
 					   const struct mltcp_params *p, __u32 cwnd, __u32 mss,
 					   __u32 min_rtt_us, __u32 srtt_us, __u64 acked_total,
-					   __u64 received_total)
+					   __u64 received_total, const struct mltcp_traffic *job)
 {
 	__u32 start = mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us, acked_total,
-				       received_total);
+				       received_total, job);
 
 	if (start < cwnd)
 		mltcp_bictcp_on_loss(ca, cwnd);
@@ -505,10 +505,11 @@ MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct
 MLTCP_INLINE __u32 mltcp_cubic_flow_start_cwnd(struct mltcp_cubic_flow *f,
 					       const struct mltcp_params *p, __u32 cwnd,
 					       __u32 mss, __u32 min_rtt_us, __u32 srtt_us,
-					       __u64 acked_total, __u64 received_total)
+					       __u64 acked_total, __u64 received_total,
+					       const struct mltcp_traffic *job)
 {
 	return mltcp_bictcp_start_cwnd(&f->bic, &f->it, p, cwnd, mss, min_rtt_us, srtt_us,
-				       acked_total, received_total);
+				       acked_total, received_total, job);
 }
 
 /* The window must not grow now (mltcp_tail_hold): checked before slow start. */

@@ -29,6 +29,7 @@
 #define MLTCP_JOB_H
 
 #include "mltcp_iter.h"
+#include "mltcp_window.h"	/* struct mltcp_traffic */
 
 /* Sums beyond this are no job's (2^62 bytes in flight in one iteration):
  * a member's subtraction reached an entry it never added to.  The datapath
@@ -89,6 +90,46 @@ MLTCP_INLINE __u32 mltcp_job_ratio(__u64 iter_bytes_sum, __u64 bytes_per_iter_su
 	    iter_bytes_sum > MLTCP_JOB_SUM_MAX)
 		return MLTCP_RATIO_NONE;
 	return mltcp_ratio_of(iter_bytes_sum, bytes_per_iter_sum);
+}
+
+/*
+ * The job's traffic (the start drain's two-way test, mltcp_start_cwnd):
+ * the bytes its connections had acked and received, summed by the datapath
+ * from each member's lifetime counters (BPF: tcp_sock's bytes_acked and
+ * bytes_received, reported as the socket sends, which a connection that
+ * only receives does too, with its acks).  A member reports its growth
+ * once it reaches MLTCP_JOB_TRAFFIC_STEP, so that a busy connection moves
+ * the shared entry once per 64 KiB, not once per packet.  Traffic stays in
+ * the sums when a member leaves: they are the job's history, and a member
+ * reads only their growth since its own previous transmit start.
+ */
+#define MLTCP_JOB_TRAFFIC_STEP	(64ULL << 10)
+
+/* Bring what a member has reported up to date with its counters; 1 when
+ * the job's sums must grow by *d (mod 2^64). */
+MLTCP_INLINE int mltcp_job_traffic_report(struct mltcp_traffic *reported,
+					  __u64 acked_total, __u64 received_total,
+					  struct mltcp_traffic *d)
+{
+	d->acked = acked_total - reported->acked;
+	d->received = received_total - reported->received;
+	if (d->acked < MLTCP_JOB_TRAFFIC_STEP && d->received < MLTCP_JOB_TRAFFIC_STEP)
+		return 0;
+	reported->acked = acked_total;
+	reported->received = received_total;
+	return 1;
+}
+
+/* At a member's transmit start: the job's traffic since its previous one
+ * (*seen), for mltcp_start_cwnd, and the sums seen now. */
+MLTCP_INLINE void mltcp_job_traffic_since(struct mltcp_traffic *seen,
+					  __u64 acked_sum, __u64 received_sum,
+					  struct mltcp_traffic *since)
+{
+	since->acked = acked_sum - seen->acked;
+	since->received = received_sum - seen->received;
+	seen->acked = acked_sum;
+	seen->received = received_sum;
 }
 
 /*

@@ -62,7 +62,9 @@
 	X(__u32, start_drain_windows, "windows", 32, 0, 1024,		\
 	  "an iteration of at least this many drained windows starts from the part of the window that was not queue (the drained window: cwnd * min_rtt / srtt, at least 4 segments; ssthresh too; not on a connection that carries its peer's data as well); 0: off, the window carries over") \
 	X(__u32, job_gap, "0/1", 1, 0, 1,				\
-	  "1: a connection of a job (BPF: the attached cgroup) counts an idle gap only as far as its whole job was idle; 0: its own gap")
+	  "1: a connection of a job (BPF: the attached cgroup) counts an idle gap only as far as its whole job was idle; 0: its own gap") \
+	X(__u32, job_two_way, "0/1", 1, 0, 1,				\
+	  "1: no start drain for a connection whose job (BPF: the attached cgroup) received more than a quarter of what it had acked since the connection's previous transmit start (a ring all-reduce's one-way connections); 0: only the connection's own counters count")
 
 /* DCQCN (Zhu et al., SIGCOMM 2015); defaults are the paper's 40 Gbit/s
  * settings (docs/design.md). */

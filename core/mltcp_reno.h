@@ -125,10 +125,11 @@ MLTCP_INLINE int mltcp_reno_flow_hold(const struct mltcp_reno_flow *f,
 MLTCP_INLINE __u32 mltcp_reno_flow_start_cwnd(const struct mltcp_reno_flow *f,
 					      const struct mltcp_params *p, __u32 cwnd,
 					      __u32 mss, __u32 min_rtt_us, __u32 srtt_us,
-					      __u64 acked_total, __u64 received_total)
+					      __u64 acked_total, __u64 received_total,
+					      const struct mltcp_traffic *job)
 {
 	return mltcp_start_cwnd(&f->it, p, cwnd, mss, min_rtt_us, srtt_us, acked_total,
-				received_total);
+				received_total, job);
 }
 
 /* The start drain on a struct mltcp_window: cwnd and ssthresh to start, as

@@ -174,10 +174,10 @@ void CongestionControl::OnTxStart(const TxStartSample &s)
 	mltcp_window_start(&win_, base_ == Base::kCubic ?
 			   mltcp_cubic_flow_start_cwnd(&cubic_, &params_, win_.cwnd, s.mss_bytes,
 						       s.min_rtt_us, s.srtt_us, s.acked_bytes_total,
-						       s.received_bytes_total) :
+						       s.received_bytes_total, nullptr) :
 			   mltcp_reno_flow_start_cwnd(&reno_, &params_, win_.cwnd, s.mss_bytes,
 						      s.min_rtt_us, s.srtt_us, s.acked_bytes_total,
-						      s.received_bytes_total));
+						      s.received_bytes_total, nullptr));
 }
 
 void CongestionControl::Hint(uint64_t acked_total, uint64_t bytes, uint64_t now_ns)

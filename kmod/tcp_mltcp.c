@@ -271,7 +271,7 @@ static void mltcp_reno_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 								  tcp_snd_cwnd(tp), tp->mss_cache,
 								  tcp_min_rtt(tp), tp->srtt_us >> 3,
 								  tp->bytes_acked,
-								  tp->bytes_received));
+								  tp->bytes_received, NULL));
 }
 
 static size_t mltcp_reno_get_info(struct sock *sk, u32 ext, int *attr,
@@ -324,7 +324,7 @@ static void mltcp_cubic_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 									   tcp_min_rtt(tp),
 									   tp->srtt_us >> 3,
 									   tp->bytes_acked,
-									   tp->bytes_received));
+									   tp->bytes_received, NULL));
 	}
 }
 

@@ -2,9 +2,10 @@
 # cgroup sock_ops selector, libmltcp (hints) and mltcpctl.  Built by CMake
 # (bpf/, tools/mltcpctl/); tests run as root on the host kernel.
 #
-#   make check-bpf     host-kernel tests (~45 s; root; holds the host lock)
+#   make check-bpf     host-kernel tests (~80 s; root; holds the host lock)
 #   make check-bpf-vm  load/select/unload on Debian 12's 6.1 in the VM (~15 s)
-#   make bench-bpf     throughput and sender CPU/GB vs reno and cubic (~3 min)
+#   make bench-bpf     throughput and sender CPU/GB vs reno and cubic, and the
+#                      cgroup attachment vs setsockopt (~4 min)
 
 CHECK_TARGETS += check-bpf check-bpf-vm
 

@@ -272,7 +272,8 @@ void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
   ApplyStart(tcb,
              mltcp_start_cwnd(&state_.flow().state(), &state_.params().raw(),
                               tcb->GetCwndInSegments(), tcb->m_segmentSize, state_.min_rtt_us(),
-                              state_.srtt_us(), state_.acked_total(), state_.received_total()),
+                              state_.srtt_us(), state_.acked_total(), state_.received_total(),
+                              nullptr),
              &cwnd_cnt_);
 }
 
@@ -368,7 +369,7 @@ void TcpMltcpCubic::CwndEvent(Ptr<TcpSocketState> tcb,
              mltcp_bictcp_start_cwnd(&bic_, &state_.flow().state(), &state_.params().raw(),
                                      tcb->GetCwndInSegments(), tcb->m_segmentSize,
                                      state_.min_rtt_us(), state_.srtt_us(),
-                                     state_.acked_total(), state_.received_total()),
+                                     state_.acked_total(), state_.received_total(), nullptr),
              &cwnd_cnt_);
 }
 

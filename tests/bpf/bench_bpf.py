@@ -7,12 +7,17 @@ bottleneck), sender in mltcp-b<pid>-s, receiver in mltcp-b<pid>-r.  Each
 repetition runs, in alternating order, mltcp vs the kernel's reno and
 mltcp_cubic vs the kernel's cubic.  Per run: throughput = bytes / (first
 send .. all bytes acked) and sender CPU (user+system from wait4 rusage of
-the sending process) per GB.  Reports the medians, and as RESULT the median
-over repetitions of the paired ratio variant/base (the two runs of a pair
-are adjacent in time, which cancels most of a shared machine's drifting
-background load), ending with
+the sending process) per GB.  A third pair measures what selecting MLTCP
+the operator's way costs: mltcp with sender and receiver in a cgroup that
+`mltcpctl attach` selected (its sock_ops program then runs for every
+packet either side sends, counting the job's traffic) against mltcp
+chosen by setsockopt.  Reports the medians, and as
+RESULT the median over repetitions of the paired ratio variant/base (the
+two runs of a pair are adjacent in time, which cancels most of a shared
+machine's drifting background load), ending with
   RESULT variant=mltcp base=reno tput_ratio=<x> cpu_ratio=<y>
   RESULT variant=mltcp_cubic base=cubic tput_ratio=<x> cpu_ratio=<y>
+  RESULT variant=mltcp_attached base=mltcp tput_ratio=<x> cpu_ratio=<y>
 
 Options: --reps N (default 9), --bytes B per run (default 2 GiB).  The
 sender runs on CPU 0, the receiver on CPU 1.  Root;
@@ -32,18 +37,26 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CTL = os.environ.get("MLTCPCTL", os.path.join(ROOT, "build/cmake/tools/mltcpctl/mltcpctl"))
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
-PAIRS = [("mltcp", "reno"), ("mltcp_cubic", "cubic")]
+# "<cc>_attached": cc by the cgroup attachment, both ends in the cgroup.
+ATTACHED = "_attached"
+PAIRS = [("mltcp", "reno"), ("mltcp_cubic", "cubic"), ("mltcp" + ATTACHED, "mltcp")]
 CHUNK = 1 << 20
 PORT = 47900
+ATTACHED_PORT = PORT + 1    # the receiver in the attached cgroup
 # Sender and receiver on different cores so that they do not take turns.
 SENDER_CPU, RECEIVER_CPU = "0", str(min(1, os.cpu_count() - 1))
 
 
 def sender(host, cc, nbytes):
-    """Child: send nbytes with cc; print elapsed seconds (first send .. acked)."""
+    """Child: send nbytes with cc; print elapsed seconds (first send .. acked).
+    An attached cc leaves the choice to the cgroup's attachment."""
     s = socket.socket()
-    s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, cc.encode())
-    s.connect((host, PORT))
+    port = PORT
+    if cc.endswith(ATTACHED):
+        cc, port = cc[:-len(ATTACHED)], ATTACHED_PORT
+    else:
+        s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, cc.encode())
+    s.connect((host, port))
     got = s.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).split(b"\0")[0].decode()
     if got != cc:
         sys.exit("socket uses %s, not %s" % (got, cc))
@@ -59,11 +72,11 @@ def sender(host, cc, nbytes):
     s.close()
 
 
-def receiver():
+def receiver(port):
     """Child: accept connections forever, discard everything."""
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("0.0.0.0", PORT))
+    ls.bind(("0.0.0.0", port))
     ls.listen(4)
     buf = bytearray(CHUNK)
     print("ready", flush=True)
@@ -78,10 +91,20 @@ def sh(*cmd):
     subprocess.run(cmd, check=True)
 
 
-def run_one(ns_s, cc, nbytes):
+def in_cgroup(path):
+    """A preexec_fn: the child enters cgroup path (None: stays)."""
+    def enter():
+        if path:
+            with open(os.path.join(path, "cgroup.procs"), "w") as f:
+                f.write("0")
+    return enter
+
+
+def run_one(ns_s, cc, nbytes, cgroup):
     p = subprocess.Popen(["nsenter", "--net=/run/netns/" + ns_s, "taskset", "-c", SENDER_CPU,
                           sys.executable, __file__,
-                          "--send", cc, "--bytes", str(nbytes)], stdout=subprocess.PIPE, text=True)
+                          "--send", cc, "--bytes", str(nbytes)], stdout=subprocess.PIPE, text=True,
+                         preexec_fn=in_cgroup(cgroup if cc.endswith(ATTACHED) else None))
     out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
     if status != 0:
@@ -96,12 +119,12 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--bytes", type=int, default=2 << 30)
     ap.add_argument("--send", help=argparse.SUPPRESS)
-    ap.add_argument("--receive", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--receive", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.send:
         return sender("10.203.0.2", args.send, args.bytes)
     if args.receive:
-        return receiver()
+        return receiver(args.receive)
     if os.geteuid() != 0:
         sys.exit("bench_bpf: needs root")
     if not os.access(CTL, os.X_OK):
@@ -110,7 +133,12 @@ def main():
     fcntl.flock(lock, fcntl.LOCK_EX)
     tag = "mltcp-b%d" % os.getpid()
     ns_s, ns_r = tag + "-s", tag + "-r"
-    rx = None
+    cgroup2 = next((m.split()[1] for m in open("/proc/self/mounts") if m.split()[2] == "cgroup2"),
+                   None)
+    if not cgroup2:
+        sys.exit("bench_bpf: no cgroup2 mount (the attached pair needs cgroup v2)")
+    cgroup = os.path.join(cgroup2, tag)
+    rxs = []
     loaded = False
     try:
         sh("ip", "netns", "add", ns_s)
@@ -127,16 +155,20 @@ def main():
             sys.exit("bench_bpf: MLTCP is already loaded; run 'mltcpctl unload' first")
         sh(CTL, "load")
         loaded = True
-        rx = subprocess.Popen(["nsenter", "--net=/run/netns/" + ns_r, "taskset", "-c",
-                               RECEIVER_CPU, sys.executable, __file__,
-                               "--receive"], stdout=subprocess.PIPE, text=True)
-        rx.stdout.readline()
+        os.mkdir(cgroup)
+        sh(CTL, "attach", "--cgroup", cgroup, "--variant", "reno")
+        for port, cg in ((PORT, None), (ATTACHED_PORT, cgroup)):
+            rxs.append(subprocess.Popen(["nsenter", "--net=/run/netns/" + ns_r, "taskset", "-c",
+                                         RECEIVER_CPU, sys.executable, __file__,
+                                         "--receive", str(port)], stdout=subprocess.PIPE,
+                                        text=True, preexec_fn=in_cgroup(cg)))
+            rxs[-1].stdout.readline()
         res = {cc: ([], []) for pair in PAIRS for cc in pair}
         for rep in range(args.reps):
             for variant, base in PAIRS:
                 order = (variant, base) if rep % 2 == 0 else (base, variant)
                 for cc in order:
-                    tput, cpu = run_one(ns_s, cc, args.bytes)
+                    tput, cpu = run_one(ns_s, cc, args.bytes, cgroup)
                     res[cc][0].append(tput)
                     res[cc][1].append(cpu)
                     print("rep %d %-12s %7.2f Gbit/s  %.3f CPU s/GB" % (rep + 1, cc, tput, cpu),
@@ -159,11 +191,13 @@ def main():
                 variant, base, tr, cr))
         print("\n".join(lines))
     finally:
-        if rx:
+        for rx in rxs:
             rx.kill()
             rx.wait()
         if loaded:
             subprocess.run([CTL, "unload"], stdout=subprocess.DEVNULL)
+        if os.path.isdir(cgroup):
+            os.rmdir(cgroup)
         for ns in (ns_s, ns_r):
             subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
 

@@ -7,7 +7,7 @@
 # (mltcp_traffic.py) and checks the results from getsockopt(TCP_CONGESTION),
 # TCP_INFO and `mltcpctl stats --json`.  Holds /run/lock/mltcp-host.lock for
 # its whole run; everything it creates is named mltcp-t<pid>-* and removed
-# by the EXIT trap, even on failure or Ctrl-C.  Takes about 50 s (the loss
+# by the EXIT trap, even on failure or Ctrl-C.  Takes about 80 s (the loss
 # comparison, ~22 s, included).
 #
 #   MLTCPCTL=path MLTCP_LIBRARY=path tests/bpf/run_tests.sh [test ...]
@@ -737,18 +737,40 @@ job_client() {
 		--port "$port" "$@" > "$out"
 }
 
-# job_sums_zero: the one job's progress sums (struct mltcp_job, bytes 24..39)
-# are 0 within a second (the sockets release as their connections close)
-job_sums_zero() {
-	local i
-	for i in $(seq 50); do
-		jobs_dump | $PY -c "
+# job_u64 OFFSET...: the one job's u64 fields (struct mltcp_job) at these
+# byte offsets, space-separated
+job_u64() {
+	jobs_dump | $PY -c "
 import json, sys
-v = [int(b, 16) for b in json.load(sys.stdin)[0]['value']]
-sums = [int.from_bytes(bytes(v[o:o + 8]), 'little') for o in (24, 32)]
-print('iter_bytes_sum %d bytes_per_iter_sum %d' % tuple(sums)); sys.exit(any(sums))" && return 0
+v = bytes(int(b, 16) for b in json.load(sys.stdin)[0]['value'])
+print(' '.join(str(int.from_bytes(v[int(o):int(o) + 8], 'little')) for o in sys.argv[1:]))" "$@"
+}
+
+# job_sums_zero: the one job's progress sums (bytes 24..39) are 0 within a
+# second (the sockets release as their connections close)
+job_sums_zero() {
+	local i sums
+	for i in $(seq 50); do
+		sums=$(job_u64 24 32)
+		[[ $sums == "0 0" ]] && return 0
 		sleep 0.02
 	done
+	echo "iter_bytes_sum, bytes_per_iter_sum: $sums"
+	return 1
+}
+
+# job_traffic_is ACKED RECEIVED: within 2 s, the one job's traffic (bytes
+# 72..87: what its sockets acked and received) is within 1% of ACKED and
+# RECEIVED (the last report of a closed socket comes with its FIN)
+job_traffic_is() {
+	local i got
+	for i in $(seq 100); do
+		got=($(job_u64 72 80))
+		(( (got[0] > $1 ? got[0] - $1 : $1 - got[0]) * 100 <= $1 &&
+		   (got[1] > $2 ? got[1] - $2 : $2 - got[1]) * 100 <= $2 )) && return 0
+		sleep 0.02
+	done
+	echo "acked ${got[0]}, received ${got[1]}"
 	return 1
 }
 
@@ -822,6 +844,20 @@ test_jobs() {
 	check "C's ratio is its own: 1.0" \
 		pyeval "import sys; sys.exit(not ($(last_ratio "$WORK/jcc-own.json") == 1.0))"
 	check "  ... closed members took their shares out: the job's sums are 0" job_sums_zero
+	# Both runs' A and B sent 2 x 60 MB + 3 x 2 MB to servers outside the
+	# job: a one-way job.  Then a server in the job too (a ring's receiving
+	# rank): what it receives is the job's as well (mltcp_sockops.bpf.c).
+	check "the job's traffic: its clients' 252 MB acked, nothing received" \
+		job_traffic_is 252000000 0
+	next_port
+	in_cgroup "$CG_A" nsenter --net=/run/netns/"$NS_B" $PY "$TRAFFIC" server --port $PORT \
+		--out "$WORK/jr.json" --ready "$WORK/jr.json.ready" &
+	BG_PIDS+=($!)
+	for _ in $(seq 100); do [[ -e $WORK/jr.json.ready ]] && break; sleep 0.02; done
+	job_client "$CG_A" $PORT "$WORK/jrc.json" --bulk 20000000
+	wait_file "$WORK/jr.json"
+	check "  ... with a receiver in the job: 20 MB more acked and 20 MB received" \
+		job_traffic_is 272000000 20000000
 	check "detach ${CG_A##*/}" "$CTL" detach --cgroup "$CG_A"
 	check "  ... its job entry is gone" test "$(jobs_dump)" = "[]"
 	check "unload" "$CTL" unload

@@ -143,19 +143,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const uint32_t mss = in.Take<uint16_t>();
         // Half of the connections carry some of their peer's data too.
         const uint64_t received = in.Take<uint8_t>() & 1 ? acked >> (in.Take<uint8_t>() & 7) : 0;
-        const uint32_t start = mltcp_start_cwnd(&it, &p, cwnd, mss, min_rtt, srtt, acked, received);
+        // Half belong to a job, whose traffic is any pair.
+        mltcp_traffic job_traffic{};
+        const bool in_job = in.Take<uint8_t>() & 1;
+        if (in_job) {
+          job_traffic.acked = in.Take<uint64_t>() >> (in.Take<uint8_t>() & 63);
+          job_traffic.received = in.Take<uint64_t>() >> (in.Take<uint8_t>() & 63);
+        }
+        const uint32_t start = mltcp_start_cwnd(&it, &p, cwnd, mss, min_rtt, srtt, acked, received,
+                                                in_job ? &job_traffic : nullptr);
         Check(start <= cwnd, "start drain raised the window");
         Check(start >= (cwnd < MLTCP_RECOVERY_WINDOW ? cwnd : MLTCP_RECOVERY_WINDOW),
               "start drain below the recovery window");
         const bool off = !p.enabled || !p.start_drain_windows || it.iter_bytes || mss == 0 ||
                          min_rtt == 0 || srtt <= min_rtt || cwnd <= MLTCP_RECOVERY_WINDOW ||
-                         mltcp_iter_ratio(&it) == MLTCP_RATIO_NONE || received > acked / 4;
+                         mltcp_iter_ratio(&it) == MLTCP_RATIO_NONE || received > acked / 4 ||
+                         (in_job && p.job_two_way && job_traffic.received > job_traffic.acked / 4);
         const uint64_t drained =
             std::max<uint64_t>((uint64_t)cwnd * min_rtt / (srtt ? srtt : 1), MLTCP_RECOVERY_WINDOW);
         if (off || (unsigned __int128)it.bytes_per_iter <
                        (unsigned __int128)drained * mss * p.start_drain_windows)
           Check(start == cwnd, "start drain acted while off, mid-iteration, without structure, "
-                               "in a short phase or on a two-way connection");
+                               "in a short phase or on a two-way connection or job");
         else
           Check(start == drained, "start drain is not cwnd * min_rtt / srtt (at least 4)");
         break;
@@ -178,6 +187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         q.idle_rtt_mult = in.Take<uint8_t>() % 70;
         q.scale_decrease = in.Take<uint8_t>() % 3;
         q.job_gap = in.Take<uint8_t>() % 3;
+        q.job_two_way = in.Take<uint8_t>() % 3;
         if (mltcp_params_validate(&q) == MLTCP_PARAM_OK) {
           mltcp_params_derive(&q);  // as every datapath does after a set
           p = q;

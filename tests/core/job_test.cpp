@@ -282,3 +282,37 @@ TEST(JobGap, NoJobUnknownJobOrOwnGapShorterGivesTheOwnGap) {
   job.last_active_us = a.d.now - 5000;  // the job idle longer than the member
   EXPECT_EQ(mltcp_job_member_gap_us(&job, &a.d.p, &a.d.it, a.d.now + 300), 300u);
 }
+
+// A job's traffic: each member reports its counters' growth in steps of at
+// least 64 KiB; a member reads the sums' growth since its own previous
+// transmit start.  Two ring ranks' sockets on one host: one only sends, one
+// only receives (it reports as it sends its acks).
+TEST(JobTraffic, MembersReportGrowthInStepsAndReadSinceTheirLastStart) {
+  mltcp_traffic sums{}, sender{}, receiver{}, d{}, seen{}, since{};
+  auto report = [&](mltcp_traffic &reported, uint64_t acked, uint64_t received) {
+    if (!mltcp_job_traffic_report(&reported, acked, received, &d))
+      return false;
+    sums.acked += d.acked;
+    sums.received += d.received;
+    return true;
+  };
+  EXPECT_FALSE(report(sender, MLTCP_JOB_TRAFFIC_STEP - 1, 0));  // below a step: later
+  EXPECT_EQ(sender.acked, 0u);
+  EXPECT_TRUE(report(sender, MLTCP_JOB_TRAFFIC_STEP, 0));
+  EXPECT_TRUE(report(receiver, 0, 1000000));
+  EXPECT_TRUE(report(sender, 1000000, 0));
+  EXPECT_EQ(sums.acked, 1000000u);
+  EXPECT_EQ(sums.received, 1000000u);
+  mltcp_job_traffic_since(&seen, sums.acked, sums.received, &since);
+  EXPECT_EQ(since.acked, 1000000u);
+  EXPECT_EQ(since.received, 1000000u);
+  EXPECT_TRUE(mltcp_carries_peer_data(since.acked, since.received));
+  // The next phase: the ring's receiving socket was idle (a job that once
+  // downloaded its dataset): only the growth since counts.
+  EXPECT_TRUE(report(sender, 3000000, 0));
+  mltcp_job_traffic_since(&seen, sums.acked, sums.received, &since);
+  EXPECT_EQ(since.acked, 2000000u);
+  EXPECT_EQ(since.received, 0u);
+  EXPECT_FALSE(mltcp_carries_peer_data(since.acked, since.received));
+  EXPECT_EQ(seen.acked, 3000000u);
+}

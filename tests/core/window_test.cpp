@@ -361,7 +361,7 @@ TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
 // A one-way connection: acked 1 MB, nothing received from the peer.
 static uint32_t StartOneWay(const mltcp_iter* it, const mltcp_params* p, uint32_t cwnd, uint32_t mss,
                             uint32_t min_rtt_us, uint32_t srtt_us) {
-  return mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us, 1000000, 0);
+  return mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us, 1000000, 0, nullptr);
 }
 
 // The start drain: at the first transmit start of an iteration the window
@@ -449,13 +449,33 @@ TEST(StartDrain, DetectedBoundariesOnlyAndNeverABulkFlow) {
 TEST(StartDrain, NotOnATwoWayConnection) {
   Driver d;
   mltcp_iter_hint(&d.it, d.acked, 200000, d.now);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 250000), 20u);  // a quarter
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 250001), 40u);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 1000000), 40u);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 0, 0), 20u);  // nothing either way
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 0, 1), 40u);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, MLTCP_U64_MAX, MLTCP_U64_MAX), 40u);
-  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, MLTCP_U64_MAX, MLTCP_U64_MAX / 4), 20u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 250000, nullptr), 20u);  // a quarter
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 250001, nullptr), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 1000000, nullptr), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 0, 0, nullptr), 20u);  // nothing either way
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 0, 1, nullptr), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, MLTCP_U64_MAX, MLTCP_U64_MAX, nullptr), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, MLTCP_U64_MAX, MLTCP_U64_MAX / 4, nullptr), 20u);
+}
+
+// A one-way connection of a job that carries its peers' data as well (a ring
+// all-reduce: it sends on this connection and receives on another) keeps
+// its window too, unless job_two_way is off; a job that only sends, or one
+// with nothing yet, is drained.
+TEST(StartDrain, NotForAConnectionOfATwoWayJob) {
+  Driver d;
+  mltcp_iter_hint(&d.it, d.acked, 200000, d.now);
+  const mltcp_traffic ring{1000000, 1000000}, sender{1000000, 20000}, quarter{1000000, 250000},
+      idle{0, 0};
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &ring), 40u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &sender), 20u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &quarter), 20u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &idle), 20u);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, nullptr), 20u);
+  // The connection's own counters still count with a one-way job.
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 1000000, &sender), 40u);
+  d.p.job_two_way = 0;
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &ring), 20u);
 }
 
 // On a window and on CUBIC's state: cwnd and ssthresh fall together, the
@@ -481,14 +501,14 @@ TEST(StartDrain, ReducesTheWindowAndEndsCubicsEpoch) {
   mltcp_iter_hint(&f.it, 0, 100000, 1000);
   f.bic.epoch_start = 900;
   f.bic.last_max_cwnd = 30;
-  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 1000, 1000, 0, 0), 40u);  // no queue
+  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 1000, 1000, 0, 0, nullptr), 40u);  // no queue
   EXPECT_EQ(f.bic.epoch_start, 900u);                                               // epoch untouched
-  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 250, 1000, 0, 0), 10u);
+  EXPECT_EQ(mltcp_cubic_flow_start_cwnd(&f, &p, 40, 100, 250, 1000, 0, 0, nullptr), 10u);
   EXPECT_EQ(f.bic.epoch_start, 0u);
   EXPECT_EQ(f.bic.last_max_cwnd, 40u);
   mltcp_reno_flow r;
   mltcp_reno_flow_init(&r, 0, 1000);
-  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000, 0, 0), 40u);  // no iteration yet
+  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000, 0, 0, nullptr), 40u);  // no iteration yet
   mltcp_iter_hint(&r.it, 0, 100000, 1000);
-  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000, 0, 0), 10u);
+  EXPECT_EQ(mltcp_reno_flow_start_cwnd(&r, &p, 40, 100, 250, 1000, 0, 0, nullptr), 10u);
 }

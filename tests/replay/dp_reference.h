@@ -204,11 +204,11 @@ class Reference {
                                     ? mltcp_reno_flow_start_cwnd(&reno_, &p_, w_.cwnd,
                                                                  MLTCP_DP_SEGMENT, e.min_rtt_us,
                                                                  e.srtt_us, e.acked_total,
-                                                                 e.received_total)
+                                                                 e.received_total, nullptr)
                                     : mltcp_cubic_flow_start_cwnd(&cubic_, &p_, w_.cwnd,
                                                                   MLTCP_DP_SEGMENT, e.min_rtt_us,
                                                                   e.srtt_us, e.acked_total,
-                                                                  e.received_total));
+                                                                  e.received_total, nullptr));
         break;
       case MLTCP_DP_HINT:
         if (algo_ == MLTCP_DP_DCQCN)

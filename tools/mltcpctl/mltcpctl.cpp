@@ -693,6 +693,20 @@ void remove_job_entry(const Cgroup &cg)
 	close(map_fd);
 }
 
+// Make a cgroup program's jobs map and hint counters (bpf/mltcp_job_map.bpf.h)
+// the pinned ones; map_fd is the pinned jobs map's.  An older load has no
+// counters: the program then keeps its own.  Returns 0 or -errno.
+int reuse_job_maps(struct bpf_map *jobs, struct bpf_map *counters, int map_fd)
+{
+	int err = bpf_map__reuse_fd(jobs, map_fd);
+	int counters_fd = bpf_obj_get(MLTCP_PIN_JOB_COUNTERS);
+	if (!err && counters_fd >= 0)
+		err = bpf_map__reuse_fd(counters, counters_fd);
+	if (counters_fd >= 0)
+		close(counters_fd);
+	return err;
+}
+
 // The cgroup's job-hint setsockopt program, writing the pinned jobs map,
 // and the cgroup's job entry.
 void attach_job_hints(const Cgroup &cg)
@@ -705,14 +719,9 @@ void attach_job_hints(const Cgroup &cg)
 			     "and 'mltcpctl load'\n", MLTCP_PIN_JOBS);
 		return;
 	}
-	int counters_fd = bpf_obj_get(MLTCP_PIN_JOB_COUNTERS);
 	struct mltcp_jobhint_bpf *skel = mltcp_jobhint_bpf__open();
-	int err = skel ? bpf_map__reuse_fd(skel->maps.mltcp_jobs, map_fd) : -errno;
-	// An older load has no counters: this program then counts for itself.
-	if (!err && counters_fd >= 0)
-		err = bpf_map__reuse_fd(skel->maps.mltcp_job_counters, counters_fd);
-	if (counters_fd >= 0)
-		close(counters_fd);
+	int err = skel ? reuse_job_maps(skel->maps.mltcp_jobs, skel->maps.mltcp_job_counters,
+					map_fd) : -errno;
 	if (!err)
 		err = mltcp_jobhint_bpf__load(skel);
 	if (err) {
@@ -776,7 +785,15 @@ int cmd_attach(const std::vector<std::string> &args)
 		fail(kRuntime, "opening the sock_ops BPF object failed: %s", errstr(errno).c_str());
 	std::memset(const_cast<char *>(skel->rodata->mltcp_cc_name), 0, MLTCP_CC_NAME_MAX);
 	std::snprintf(const_cast<char *>(skel->rodata->mltcp_cc_name), MLTCP_CC_NAME_MAX, "%s", v.cc);
-	int err = mltcp_sockops_bpf__load(skel);
+	// The job's traffic goes into the pinned jobs map; without it (an older
+	// load, warned about below) the program counts into a map of its own.
+	int jobs_fd = bpf_obj_get(MLTCP_PIN_JOBS);
+	int err = jobs_fd < 0 ? 0 : reuse_job_maps(skel->maps.mltcp_jobs,
+						  skel->maps.mltcp_job_counters, jobs_fd);
+	if (jobs_fd >= 0)
+		close(jobs_fd);
+	if (!err)
+		err = mltcp_sockops_bpf__load(skel);
 	if (err) {
 		mltcp_sockops_bpf__destroy(skel);
 		fail(kRuntime, "loading the sock_ops program failed: %s", errstr(err).c_str());
