@@ -693,6 +693,26 @@ void remove_job_entry(const Cgroup &cg)
 	close(map_fd);
 }
 
+// The pinned jobs map if it has this build's entry layout, else -1 after a
+// warning that `what` is missing for this cgroup: no map, or one that a
+// load by an older mltcpctl made (its programs would be refused on it).
+int open_pinned_jobs(const char *what)
+{
+	int fd = bpf_obj_get(MLTCP_PIN_JOBS);
+	struct bpf_map_info info {};
+	__u32 len = sizeof(info);
+	if (fd >= 0 && (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 ||
+			info.value_size != sizeof(mltcp_job))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		std::fprintf(stderr, "mltcpctl attach: warning: %s missing or from an older mltcpctl: "
+			     "no %s for this cgroup until 'mltcpctl unload' and 'mltcpctl load'\n",
+			     MLTCP_PIN_JOBS, what);
+	return fd;
+}
+
 // Make a cgroup program's jobs map and hint counters (bpf/mltcp_job_map.bpf.h)
 // the pinned ones; map_fd is the pinned jobs map's.  An older load has no
 // counters: the program then keeps its own.  Returns 0 or -errno.
@@ -711,14 +731,11 @@ int reuse_job_maps(struct bpf_map *jobs, struct bpf_map *counters, int map_fd)
 // and the cgroup's job entry.
 void attach_job_hints(const Cgroup &cg)
 {
-	int map_fd = bpf_obj_get(MLTCP_PIN_JOBS);
-	if (map_fd < 0) {
-		// The congestion control is selected; only job hints are missing.
-		std::fprintf(stderr, "mltcpctl attach: warning: %s missing (MLTCP loaded by an older "
-			     "mltcpctl): no job-level hints for this cgroup until 'mltcpctl unload' "
-			     "and 'mltcpctl load'\n", MLTCP_PIN_JOBS);
+	// The congestion control is selected; without the map only job hints
+	// are missing.
+	int map_fd = open_pinned_jobs("job-level hints");
+	if (map_fd < 0)
 		return;
-	}
 	struct mltcp_jobhint_bpf *skel = mltcp_jobhint_bpf__open();
 	int err = skel ? reuse_job_maps(skel->maps.mltcp_jobs, skel->maps.mltcp_job_counters,
 					map_fd) : -errno;
@@ -785,9 +802,9 @@ int cmd_attach(const std::vector<std::string> &args)
 		fail(kRuntime, "opening the sock_ops BPF object failed: %s", errstr(errno).c_str());
 	std::memset(const_cast<char *>(skel->rodata->mltcp_cc_name), 0, MLTCP_CC_NAME_MAX);
 	std::snprintf(const_cast<char *>(skel->rodata->mltcp_cc_name), MLTCP_CC_NAME_MAX, "%s", v.cc);
-	// The job's traffic goes into the pinned jobs map; without it (an older
-	// load, warned about below) the program counts into a map of its own.
-	int jobs_fd = bpf_obj_get(MLTCP_PIN_JOBS);
+	// The job's traffic goes into the pinned jobs map; without it the
+	// program counts into a map of its own, which nothing reads.
+	int jobs_fd = open_pinned_jobs("job traffic (the start drain's two-way test)");
 	int err = jobs_fd < 0 ? 0 : reuse_job_maps(skel->maps.mltcp_jobs,
 						  skel->maps.mltcp_job_counters, jobs_fd);
 	if (jobs_fd >= 0)
