@@ -414,9 +414,8 @@ static __always_inline void mltcp_stats_update(struct sock *sk,
 	st->iterations = it->iterations;
 	st->hinted = it->hinted;
 	st->ratio = mltcp_iter_ratio(it);
-	st->gain = mltcp_gain_of_ratio_norm(&mltcp_cfg, st->ratio,
-					    variant == MLTCP_VARIANT_CUBIC ? mltcp_cfg.norm_cubic :
-									     mltcp_cfg.norm_reno);
+	st->gain = variant == MLTCP_VARIANT_CUBIC ? mltcp_cubic_gain(it, &mltcp_cfg) :
+						    mltcp_reno_gain(it, &mltcp_cfg);
 	st->cwnd = tp->snd_cwnd;
 	st->ssthresh = tp->snd_ssthresh;
 	st->srtt_us = tp->srtt_us >> 3;

@@ -117,6 +117,9 @@ class Flow {
     return mltcp_idle_threshold_us(&it_, &p.raw(), srtt_us);
   }
   const mltcp_iter& state() const { return it_; }
+  // For the core's window steps that update the tracker's flags
+  // (mltcp_start_cwnd).
+  mltcp_iter& mutable_state() { return it_; }
 
  private:
   mltcp_iter it_{};

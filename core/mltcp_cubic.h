@@ -338,10 +338,10 @@ MLTCP_INLINE void mltcp_bictcp_on_loss(struct mltcp_bictcp *ca, __u32 cwnd)
  * 0.7 * F of cwnd (mltcp_decrease_beta) above the recovery floor
  * (mltcp_decrease_ssthresh); W_max stays CUBIC's. */
 MLTCP_INLINE __u32 mltcp_bictcp_ssthresh(struct mltcp_bictcp *ca, __u32 cwnd,
-					 __u32 gain, const struct mltcp_params *p)
+					 __u32 gain, const struct mltcp_params *p, int two_way)
 {
 	mltcp_bictcp_on_loss(ca, cwnd);
-	return mltcp_decrease_ssthresh(cwnd, MLTCP_CUBIC_BETA, gain, p);
+	return mltcp_decrease_ssthresh(cwnd, MLTCP_CUBIC_BETA, gain, p, two_way);
 }
 
 /* bictcp_state(TCP_CA_Loss): a retransmission timeout restarts CUBIC. */
@@ -472,7 +472,8 @@ MLTCP_INLINE __u32 mltcp_cubic_flow_ai_w(struct mltcp_cubic_flow *f,
 MLTCP_INLINE __u32 mltcp_cubic_flow_ssthresh(struct mltcp_cubic_flow *f,
 					     const struct mltcp_params *p, __u32 cwnd)
 {
-	return mltcp_bictcp_ssthresh(&f->bic, cwnd, mltcp_gain(&f->it, p), p);
+	return mltcp_bictcp_ssthresh(&f->bic, cwnd, mltcp_gain(&f->it, p), p,
+				     mltcp_iter_two_way(&f->it, p));
 }
 
 /* CA_EVENT_TX_START, before the tracker sees it: the epoch moves by the
@@ -489,7 +490,7 @@ MLTCP_INLINE void mltcp_cubic_flow_tx_start(struct mltcp_cubic_flow *f, __u32 no
  * window ends CUBIC's epoch as a loss does, with W_max the window it came
  * from: a new epoch grows from the drained window at the iteration's F.
  * For datapaths that keep CUBIC and the tracker apart (ns-3). */
-MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, const struct mltcp_iter *it,
+MLTCP_INLINE __u32 mltcp_bictcp_start_cwnd(struct mltcp_bictcp *ca, struct mltcp_iter *it,
 					   const struct mltcp_params *p, __u32 cwnd, __u32 mss,
 					   __u32 min_rtt_us, __u32 srtt_us, __u64 acked_total,
 					   __u64 received_total, const struct mltcp_traffic *job)

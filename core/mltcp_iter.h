@@ -64,6 +64,7 @@ enum mltcp_iter_flags {
 	MLTCP_F_CONFIRMED = 1 << 2,	/* E agreed with a second sample (or a hint) */
 	MLTCP_F_JOB	= 1 << 3,	/* job_ratio replaces the flow's own ratio */
 	MLTCP_F_SEEDED	= 1 << 4,	/* seed_ratio stands in for the ratio (mltcp_iter_seed) */
+	MLTCP_F_TWO_WAY	= 1 << 5,	/* this iteration carries the peer's data too (mltcp_start_cwnd) */
 };
 
 /* seed_ratio is a ratio in 1/256: RATIO units >> MLTCP_SEED_SHIFT. */
@@ -402,17 +403,31 @@ MLTCP_INLINE __u32 mltcp_gain(const struct mltcp_iter *it,
 	return mltcp_gain_of_ratio(p, mltcp_iter_ratio(it));
 }
 
-/* The gain a Reno (CUBIC) flow applies: F times its base's norm. */
+/* The iteration keeps its base's beta at a loss and grows with the two-way
+ * norm (two_way_decrease): it carries its peer's data as well (docs/design.md,
+ * "Two-way paths keep the base's beta"). */
+MLTCP_INLINE int mltcp_iter_two_way(const struct mltcp_iter *it,
+				    const struct mltcp_params *p)
+{
+	return p->two_way_decrease && (it->flags & MLTCP_F_TWO_WAY);
+}
+
+/* The gain a Reno (CUBIC) flow applies: F times its base's norm, the one
+ * for the decrease the iteration takes. */
 MLTCP_INLINE __u32 mltcp_reno_gain(const struct mltcp_iter *it,
 				   const struct mltcp_params *p)
 {
-	return mltcp_gain_of_ratio_norm(p, mltcp_iter_ratio(it), p->norm_reno);
+	return mltcp_gain_of_ratio_norm(p, mltcp_iter_ratio(it),
+					mltcp_iter_two_way(it, p) ? p->norm_reno_two_way :
+								    p->norm_reno);
 }
 
 MLTCP_INLINE __u32 mltcp_cubic_gain(const struct mltcp_iter *it,
 				    const struct mltcp_params *p)
 {
-	return mltcp_gain_of_ratio_norm(p, mltcp_iter_ratio(it), p->norm_cubic);
+	return mltcp_gain_of_ratio_norm(p, mltcp_iter_ratio(it),
+					mltcp_iter_two_way(it, p) ? p->norm_cubic_two_way :
+								    p->norm_cubic);
 }
 
 #endif /* MLTCP_ITER_H */

@@ -45,19 +45,26 @@ enum mltcp_param_const { MLTCP_PARAMS_TABLE(MLTCP_PT_CONST) };
  */
 #define MLTCP_DEF_NORM_RENO	1768U
 #define MLTCP_DEF_NORM_CUBIC	3092U
+#define MLTCP_DEF_NORM_RENO_TWO_WAY	1189U
+#define MLTCP_DEF_NORM_CUBIC_TWO_WAY	1223U
 
 struct mltcp_params {
 	MLTCP_PARAMS_TABLE(MLTCP_PT_FIELD)
 	/* Derived from the fields above by mltcp_params_derive(), never set
 	 * on their own: the factor on F that makes a window flow as aggressive
-	 * as its base on average (GAIN units; 1024 with normalize = 0). */
+	 * as its base on average (GAIN units; 1024 with normalize = 0), for
+	 * an iteration with the scaled decrease and for one that keeps its
+	 * base's beta (mltcp_iter_two_way). */
 	__u32 norm_reno;
 	__u32 norm_cubic;
+	__u32 norm_reno_two_way;
+	__u32 norm_cubic_two_way;
 };
 
 /* Static initializer with every default: struct mltcp_params p = MLTCP_PARAMS_INIT; */
 #define MLTCP_PARAMS_INIT \
-	{ MLTCP_PARAMS_TABLE(MLTCP_PT_INIT) MLTCP_DEF_NORM_RENO, MLTCP_DEF_NORM_CUBIC }
+	{ MLTCP_PARAMS_TABLE(MLTCP_PT_INIT) MLTCP_DEF_NORM_RENO, MLTCP_DEF_NORM_CUBIC, \
+	  MLTCP_DEF_NORM_RENO_TWO_WAY, MLTCP_DEF_NORM_CUBIC_TWO_WAY }
 
 MLTCP_INLINE void mltcp_params_default(struct mltcp_params *p)
 {

@@ -109,7 +109,8 @@ MLTCP_INLINE __u32 mltcp_reno_flow_ai_w(struct mltcp_reno_flow *f,
 MLTCP_INLINE __u32 mltcp_reno_flow_ssthresh(const struct mltcp_reno_flow *f,
 					    const struct mltcp_params *p, __u32 cwnd)
 {
-	return mltcp_decrease_ssthresh(cwnd, MLTCP_RENO_BETA, mltcp_gain(&f->it, p), p);
+	return mltcp_decrease_ssthresh(cwnd, MLTCP_RENO_BETA, mltcp_gain(&f->it, p), p,
+				       mltcp_iter_two_way(&f->it, p));
 }
 
 /* The window must not grow now (mltcp_tail_hold): checked before slow start. */
@@ -122,7 +123,7 @@ MLTCP_INLINE int mltcp_reno_flow_hold(const struct mltcp_reno_flow *f,
 /* At a transmit start with nothing in flight: the window the iteration
  * starts with (mltcp_start_cwnd).  When it is below cwnd the datapath sets
  * cwnd and ssthresh to it and clears the ack counter (mltcp_window_start). */
-MLTCP_INLINE __u32 mltcp_reno_flow_start_cwnd(const struct mltcp_reno_flow *f,
+MLTCP_INLINE __u32 mltcp_reno_flow_start_cwnd(struct mltcp_reno_flow *f,
 					      const struct mltcp_params *p, __u32 cwnd,
 					      __u32 mss, __u32 min_rtt_us, __u32 srtt_us,
 					      __u64 acked_total, __u64 received_total,

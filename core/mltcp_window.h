@@ -166,18 +166,22 @@ MLTCP_INLINE __u64 mltcp_aimd_share(__u32 beta)
 }
 
 /* The mean over an iteration of 1 / m, GAIN units, for growth clamp(norm
- * F(r)) and the decrease of F(r). */
+ * F(r)) and the decrease of F(r); with two_way, a decrease that keeps at
+ * least beta0 (mltcp_decrease_ssthresh). */
 MLTCP_INLINE __u64 mltcp_norm_mean_inverse_share(const struct mltcp_params *p,
-						 __u32 beta0, __u32 norm)
+						 __u32 beta0, __u32 norm, int two_way)
 {
 	__u64 h0 = mltcp_aimd_share(beta0), sum = 0, m;
-	__u32 j, ratio, growth, f;
+	__u32 j, ratio, growth, f, beta;
 
 	for (j = 0; j < MLTCP_NORM_SAMPLES; j++) {
 		ratio = ((2 * j + 1) << MLTCP_RATIO_SHIFT) / (2 * MLTCP_NORM_SAMPLES);
 		growth = mltcp_gain_of_ratio_norm(p, ratio, norm);
 		f = mltcp_gain_of_ratio(p, ratio);
-		m = (__u64)growth * mltcp_aimd_share(mltcp_decrease_beta(beta0, f, p)) / h0;
+		beta = mltcp_decrease_beta(beta0, f, p);
+		if (two_way)
+			beta = mltcp_max_u32(beta, beta0);
+		m = (__u64)growth * mltcp_aimd_share(beta) / h0;
 		sum += (1ULL << (2 * MLTCP_GAIN_SHIFT)) / mltcp_max_u64(m, 1);
 	}
 	return sum / MLTCP_NORM_SAMPLES;
@@ -186,7 +190,7 @@ MLTCP_INLINE __u64 mltcp_norm_mean_inverse_share(const struct mltcp_params *p,
 /* The smallest norm (1/1024 steps, within [1/8, 8]) whose mean 1 / m is at
  * most 1 (8 when none is); 1 with normalize off.  Independent of `enabled`,
  * so that switching MLTCP off and on again needs no new derivation. */
-MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0)
+MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0, int two_way)
 {
 	__u32 lo = MLTCP_NORM_MIN, hi = MLTCP_NORM_MAX, mid, step;
 	struct mltcp_params on = *p;
@@ -196,7 +200,7 @@ MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0
 	on.enabled = 1;
 	for (step = 0; step < MLTCP_NORM_STEPS && lo < hi; step++) {
 		mid = lo + (hi - lo) / 2;
-		if (mltcp_norm_mean_inverse_share(&on, beta0, mid) <= MLTCP_GAIN_ONE)
+		if (mltcp_norm_mean_inverse_share(&on, beta0, mid, two_way) <= MLTCP_GAIN_ONE)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -237,9 +241,13 @@ MLTCP_INLINE __u32 mltcp_norm_scale_excess(__u32 model, __u32 scale)
  * parameter set calls it after validation. */
 MLTCP_INLINE void mltcp_params_derive(struct mltcp_params *p)
 {
-	p->norm_reno = mltcp_norm_for_beta(p, MLTCP_RENO_BETA);
-	p->norm_cubic = mltcp_norm_scale_excess(mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA),
+	p->norm_reno = mltcp_norm_for_beta(p, MLTCP_RENO_BETA, 0);
+	p->norm_cubic = mltcp_norm_scale_excess(mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA, 0),
 						MLTCP_CUBIC_NORM_EXCESS_SCALE);
+	p->norm_reno_two_way = mltcp_norm_for_beta(p, MLTCP_RENO_BETA, 1);
+	p->norm_cubic_two_way =
+		mltcp_norm_scale_excess(mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA, 1),
+					MLTCP_CUBIC_NORM_EXCESS_SCALE);
 }
 
 /* The smallest window with which fast retransmit can still repair a loss:
@@ -255,14 +263,23 @@ MLTCP_INLINE void mltcp_params_derive(struct mltcp_params *p)
  * retransmission timeout; with many jobs on a link every window is that
  * small (crowd mix: about 3 segments each).  Above a few segments the
  * floor is inactive and the decrease is the one the convergence needs.
+ *
+ * two_way (mltcp_iter_two_way): never below the base's own ssthresh at
+ * all.  Where the flow's acks wait behind its peer's data the path holds
+ * the reverse queue too, so a window cut to beta/2 leaves the link idle
+ * until the flow has regrown at a small F: a job alone paid 3-5% of its
+ * time for it (a two-rank ring, a PyTorch pair; docs/design.md, "Two-way
+ * paths keep the base's beta").  F above 1 still keeps more than the base.
  */
 MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
-					   const struct mltcp_params *p)
+					   const struct mltcp_params *p, int two_way)
 {
 	__u32 scaled = mltcp_ssthresh(cwnd, mltcp_decrease_beta(beta0, gain, p));
-	__u32 floor = mltcp_min_u32(mltcp_ssthresh(cwnd, beta0), MLTCP_RECOVERY_WINDOW);
+	__u32 base = mltcp_ssthresh(cwnd, beta0);
 
-	return mltcp_max_u32(scaled, floor);
+	if (two_way)
+		return mltcp_max_u32(scaled, base);
+	return mltcp_max_u32(scaled, mltcp_min_u32(base, MLTCP_RECOVERY_WINDOW));
 }
 
 /*
@@ -326,6 +343,10 @@ MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
  * previous phase, not its lifetime: a job that once downloaded its dataset
  * is not two-way for good.
  *
+ * The test's outcome marks the iteration it begins (MLTCP_F_TWO_WAY, set
+ * or cleared here and nowhere else), with MLTCP off too: the decrease and
+ * the norm of a two-way iteration differ (mltcp_iter_two_way).
+ *
  * Off with MLTCP off, for a flow without iteration structure (a bulk flow
  * stays its base), without an RTT sample or an MSS, and mid-iteration.
  */
@@ -345,18 +366,24 @@ MLTCP_INLINE int mltcp_carries_peer_data(__u64 acked_total, __u64 received_total
 	return received_total > (acked_total >> MLTCP_DRAIN_PEER_DATA_SHIFT);
 }
 
-MLTCP_INLINE __u32 mltcp_start_cwnd(const struct mltcp_iter *it, const struct mltcp_params *p,
+MLTCP_INLINE __u32 mltcp_start_cwnd(struct mltcp_iter *it, const struct mltcp_params *p,
 				    __u32 cwnd, __u32 mss, __u32 min_rtt_us, __u32 srtt_us,
 				    __u64 acked_total, __u64 received_total,
 				    const struct mltcp_traffic *job)
 {
 	__u64 w, windows;
 
-	if (!p->enabled || !p->start_drain_windows || it->iter_bytes != 0 || mss == 0 ||
+	if (it->iter_bytes != 0)
+		return cwnd;	/* mid-iteration */
+	if (mltcp_carries_peer_data(acked_total, received_total) ||
+	    (job && p->job_two_way && mltcp_carries_peer_data(job->acked, job->received))) {
+		it->flags |= MLTCP_F_TWO_WAY;
+		return cwnd;
+	}
+	it->flags &= ~MLTCP_F_TWO_WAY;
+	if (!p->enabled || !p->start_drain_windows || mss == 0 ||
 	    min_rtt_us == 0 || srtt_us <= min_rtt_us || cwnd <= MLTCP_RECOVERY_WINDOW ||
-	    mltcp_iter_ratio(it) == MLTCP_RATIO_NONE ||
-	    mltcp_carries_peer_data(acked_total, received_total) ||
-	    (job && p->job_two_way && mltcp_carries_peer_data(job->acked, job->received)))
+	    mltcp_iter_ratio(it) == MLTCP_RATIO_NONE)
 		return cwnd;
 	w = MLTCP_DIV64((__u64)cwnd * min_rtt_us, srtt_us);	/* < cwnd: srtt > min_rtt */
 	w = mltcp_max_u64(w, MLTCP_RECOVERY_WINDOW);
@@ -419,7 +446,9 @@ MLTCP_INLINE __u32 mltcp_cubic_epoch_scale(__u32 epoch_start, __u32 now,
  * per iteration (error at most slope/64).  It holds a Reno flow's F
  * (mltcp_reno_gain); struct mltcp_reno_cache adds w for the current cwnd.
  * `enabled` is read on every call, so switching MLTCP off is immediate;
- * other parameter changes apply from the next step.
+ * other parameter changes apply from the next step.  The two-way mark
+ * (which norm applies) changes only where an iteration begins, and the new
+ * iteration's bytes are outside the cached step's range.
  */
 #define MLTCP_GAIN_STEP_SHIFT	6
 #define MLTCP_GAIN_STEPS	(1U << MLTCP_GAIN_STEP_SHIFT)

@@ -101,6 +101,8 @@ static int mltcp_param_set(const char *val, const struct kernel_param *kp)
 		WRITE_ONCE(*(u32 *)kp->arg, v);
 		WRITE_ONCE(mltcp_params.norm_reno, candidate.norm_reno);
 		WRITE_ONCE(mltcp_params.norm_cubic, candidate.norm_cubic);
+		WRITE_ONCE(mltcp_params.norm_reno_two_way, candidate.norm_reno_two_way);
+		WRITE_ONCE(mltcp_params.norm_cubic_two_way, candidate.norm_cubic_two_way);
 	}
 	mutex_unlock(&mltcp_params_lock);
 
@@ -173,9 +175,8 @@ static void mltcp_start_window(struct tcp_sock *tp, u32 start)
 	tp->snd_cwnd_cnt = 0;
 }
 
-/* norm: the variant's (mltcp_params.norm_reno or norm_cubic), so that the
- * gain shown is the one applied. */
-static void mltcp_fill_info(const struct mltcp_iter *it, u32 norm,
+/* cubic: the variant, whose gain (F times its norm) is the one shown. */
+static void mltcp_fill_info(const struct mltcp_iter *it, bool cubic,
 			    struct tcp_mltcp_info *info)
 {
 	u64 per_iter = READ_ONCE(it->bytes_per_iter);
@@ -186,8 +187,8 @@ static void mltcp_fill_info(const struct mltcp_iter *it, u32 norm,
 	info->iter_bytes = (u32)min_t(u64, READ_ONCE(it->iter_bytes), U32_MAX);
 	info->bytes_per_iter_lo = lower_32_bits(per_iter);
 	info->bytes_per_iter_hi = upper_32_bits(per_iter);
-	info->gain = (u16)min_t(u32, mltcp_gain_of_ratio_norm(mltcp_p(), ratio, norm),
-				U16_MAX);
+	info->gain = (u16)min_t(u32, cubic ? mltcp_cubic_gain(it, mltcp_p()) :
+					     mltcp_reno_gain(it, mltcp_p()), U16_MAX);
 	info->ratio = ratio == MLTCP_RATIO_NONE ? TCP_MLTCP_INFO_RATIO_NONE :
 		      (u16)ratio;
 }
@@ -200,14 +201,14 @@ static void mltcp_fill_info(const struct mltcp_iter *it, u32 norm,
  */
 #define MLTCP_INFO_EXT_SOCKOPT	(1U << 31)
 
-static size_t mltcp_info_common(const struct mltcp_iter *it, u32 norm, u32 ext,
+static size_t mltcp_info_common(const struct mltcp_iter *it, bool cubic, u32 ext,
 				 int *attr, union tcp_cc_info *info)
 {
 	BUILD_BUG_ON(sizeof(struct tcp_mltcp_info) > sizeof(union tcp_cc_info));
 
 	if (!(ext & MLTCP_INFO_EXT_SOCKOPT))
 		return 0;
-	mltcp_fill_info(it, norm, (struct tcp_mltcp_info *)info);
+	mltcp_fill_info(it, cubic, (struct tcp_mltcp_info *)info);
 	*attr = INET_DIAG_NONE;	/* unused by getsockopt */
 	return sizeof(struct tcp_mltcp_info);
 }
@@ -277,7 +278,7 @@ static void mltcp_reno_cwnd_event(struct sock *sk, enum tcp_ca_event event)
 static size_t mltcp_reno_get_info(struct sock *sk, u32 ext, int *attr,
 				  union tcp_cc_info *info)
 {
-	return mltcp_info_common(&mltcp_reno_ca(sk)->it, READ_ONCE(mltcp_params.norm_reno),
+	return mltcp_info_common(&mltcp_reno_ca(sk)->it, false,
 				 ext, attr, info);
 }
 
@@ -413,7 +414,7 @@ static void mltcp_cubic_in_ack_event(struct sock *sk, u32 flags)
 static size_t mltcp_cubic_get_info(struct sock *sk, u32 ext, int *attr,
 				   union tcp_cc_info *info)
 {
-	return mltcp_info_common(&mltcp_cubic_ca(sk)->it, READ_ONCE(mltcp_params.norm_cubic),
+	return mltcp_info_common(&mltcp_cubic_ca(sk)->it, true,
 				 ext, attr, info);
 }
 
@@ -434,32 +435,33 @@ static struct tcp_congestion_ops mltcp_cubic __read_mostly = {
 /* ---------------------------------------------------------------------- */
 /* debugfs: /sys/kernel/debug/tcp_mltcp/flows lists every MLTCP socket.    */
 
-/* The tracker of an MLTCP socket, the name and norm of its variant, or NULL. */
+/* The tracker of an MLTCP socket and the name of its variant (*cubic: the
+ * CUBIC one), or NULL. */
 static const struct mltcp_iter *mltcp_iter_of(const struct sock *sk,
-					      const char **name, u32 *norm)
+					      const char **name, bool *cubic)
 {
 	const struct tcp_congestion_ops *ops = READ_ONCE(inet_csk(sk)->icsk_ca_ops);
 
 	if (ops == &mltcp_reno) {
 		*name = mltcp_reno.name;
-		*norm = READ_ONCE(mltcp_params.norm_reno);
+		*cubic = false;
 		return &mltcp_reno_ca(sk)->it;
 	}
 	if (ops == &mltcp_cubic) {
 		*name = mltcp_cubic.name;
-		*norm = READ_ONCE(mltcp_params.norm_cubic);
+		*cubic = true;
 		return &mltcp_cubic_ca(sk)->it;
 	}
 	return NULL;
 }
 
 static void mltcp_show_sock(struct seq_file *m, const struct sock *sk,
-			    const struct mltcp_iter *it, const char *name, u32 norm)
+			    const struct mltcp_iter *it, const char *name, bool cubic)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct tcp_mltcp_info info;
 
-	mltcp_fill_info(it, norm, &info);
+	mltcp_fill_info(it, cubic, &info);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk->sk_family == AF_INET6)
 		seq_printf(m, "[%pI6c]:%u [%pI6c]:%u", &sk->sk_v6_rcv_saddr,
@@ -504,13 +506,13 @@ static int mltcp_flows_show(struct seq_file *m, void *v)
 		sk_nulls_for_each(sk, node, &head->chain) {
 			const struct mltcp_iter *it;
 			const char *name;
-			u32 norm;
+			bool cubic;
 
 			if (!sk_fullsock(sk))
 				continue;
-			it = mltcp_iter_of(sk, &name, &norm);
+			it = mltcp_iter_of(sk, &name, &cubic);
 			if (it)
-				mltcp_show_sock(m, sk, it, name, norm);
+				mltcp_show_sock(m, sk, it, name, cubic);
 		}
 		spin_unlock_bh(lock);
 		cond_resched();

@@ -270,7 +270,7 @@ void TcpMltcpReno::CwndEvent(Ptr<TcpSocketState> tcb,
     return;
   state_.OnTxStart(tcb);
   ApplyStart(tcb,
-             mltcp_start_cwnd(&state_.flow().state(), &state_.params().raw(),
+             mltcp_start_cwnd(&state_.flow().mutable_state(), &state_.params().raw(),
                               tcb->GetCwndInSegments(), tcb->m_segmentSize, state_.min_rtt_us(),
                               state_.srtt_us(), state_.acked_total(), state_.received_total(),
                               nullptr),
@@ -283,7 +283,7 @@ uint32_t TcpMltcpReno::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   state_.Sync(tcb);
   cwnd_cnt_ = 0;
   return mltcp_decrease_ssthresh(tcb->GetCwndInSegments(), MLTCP_RENO_BETA, state_.Gain(),
-                                 &state_.params().raw()) *
+                                 &state_.params().raw(), state_.TwoWay()) *
          tcb->m_segmentSize;
 }
 
@@ -331,7 +331,7 @@ uint32_t TcpMltcpCubic::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) {
   state_.Sync(tcb);
   cwnd_cnt_ = 0;  // a window reduction starts (tcp_init_cwnd_reduction)
   return mltcp_bictcp_ssthresh(&bic_, tcb->GetCwndInSegments(), state_.Gain(),
-                               &state_.params().raw()) *
+                               &state_.params().raw(), state_.TwoWay()) *
          tcb->m_segmentSize;
 }
 
@@ -366,8 +366,9 @@ void TcpMltcpCubic::CwndEvent(Ptr<TcpSocketState> tcb,
                            mltcp_elapsed_us(state_.flow().state().last_active_us, now));
   state_.OnTxStart(tcb);
   ApplyStart(tcb,
-             mltcp_bictcp_start_cwnd(&bic_, &state_.flow().state(), &state_.params().raw(),
-                                     tcb->GetCwndInSegments(), tcb->m_segmentSize,
+             mltcp_bictcp_start_cwnd(&bic_, &state_.flow().mutable_state(),
+                                     &state_.params().raw(), tcb->GetCwndInSegments(),
+                                     tcb->m_segmentSize,
                                      state_.min_rtt_us(), state_.srtt_us(),
                                      state_.acked_total(), state_.received_total(), nullptr),
              &cwnd_cnt_);

@@ -75,6 +75,9 @@ class MltcpFlowState {
   void SetParams(const mltcp::Params& p) { params_ = p; }
   const mltcp::Params& params() const { return params_; }
   const mltcp::Flow& flow() const { return flow_; }
+  mltcp::Flow& flow() { return flow_; }
+  // The iteration keeps its base's beta at a loss (mltcp_iter_two_way).
+  bool TwoWay() const { return mltcp_iter_two_way(&flow_.state(), &params_.raw()) != 0; }
   uint64_t acked_total() const { return acked_.total(); }
   uint64_t received_total() const { return received_.total(); }
   uint32_t srtt_us() const { return srtt_us_; }

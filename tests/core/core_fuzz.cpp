@@ -75,6 +75,11 @@ void CheckIter(const mltcp_iter& it, const mltcp_params& p, mltcp_reno_cache* ca
     if (!p.scale_decrease || gain == MLTCP_GAIN_ONE)
       Check(beta == base, "decrease scaled while off or neutral");
     Check(mltcp_ssthresh(it.iter_bytes & 0xffffffff, beta) >= 2, "ssthresh < 2");
+    const uint32_t cwnd_now = it.iter_bytes & 0xffffffff;
+    const uint32_t kept = mltcp_decrease_ssthresh(cwnd_now, base, gain, &p, 1);
+    Check(kept >= mltcp_ssthresh(cwnd_now, base), "a two-way iteration cut deeper than its base");
+    Check(kept >= mltcp_decrease_ssthresh(cwnd_now, base, gain, &p, 0),
+          "a two-way iteration cut deeper than a one-way one");
   }
   Check(it.hinted <= it.iterations || it.iterations == MLTCP_U32_MAX,
         "more hinted boundaries than iterations");
@@ -150,15 +155,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           job_traffic.acked = in.Take<uint64_t>() >> (in.Take<uint8_t>() & 63);
           job_traffic.received = in.Take<uint64_t>() >> (in.Take<uint8_t>() & 63);
         }
+        const uint8_t flags_before = it.flags;
         const uint32_t start = mltcp_start_cwnd(&it, &p, cwnd, mss, min_rtt, srtt, acked, received,
                                                 in_job ? &job_traffic : nullptr);
+        const bool job_two_way =
+            in_job && p.job_two_way && job_traffic.received > job_traffic.acked / 4;
+        const bool two_way = received > acked / 4 || job_two_way;
+        if (it.iter_bytes)
+          Check(it.flags == flags_before, "the two-way flag changed mid-iteration");
+        else
+          Check(!(it.flags & MLTCP_F_TWO_WAY) == !two_way,
+                "the two-way flag differs from the iteration's traffic");
         Check(start <= cwnd, "start drain raised the window");
         Check(start >= (cwnd < MLTCP_RECOVERY_WINDOW ? cwnd : MLTCP_RECOVERY_WINDOW),
               "start drain below the recovery window");
         const bool off = !p.enabled || !p.start_drain_windows || it.iter_bytes || mss == 0 ||
                          min_rtt == 0 || srtt <= min_rtt || cwnd <= MLTCP_RECOVERY_WINDOW ||
-                         mltcp_iter_ratio(&it) == MLTCP_RATIO_NONE || received > acked / 4 ||
-                         (in_job && p.job_two_way && job_traffic.received > job_traffic.acked / 4);
+                         mltcp_iter_ratio(&it) == MLTCP_RATIO_NONE || two_way;
         const uint64_t drained =
             std::max<uint64_t>((uint64_t)cwnd * min_rtt / (srtt ? srtt : 1), MLTCP_RECOVERY_WINDOW);
         if (off || (unsigned __int128)it.bytes_per_iter <
@@ -188,6 +201,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         q.scale_decrease = in.Take<uint8_t>() % 3;
         q.job_gap = in.Take<uint8_t>() % 3;
         q.job_two_way = in.Take<uint8_t>() % 3;
+        q.two_way_decrease = in.Take<uint8_t>() % 3;
         if (mltcp_params_validate(&q) == MLTCP_PARAM_OK) {
           mltcp_params_derive(&q);  // as every datapath does after a set
           p = q;

@@ -60,7 +60,7 @@ TEST(Cubic, KAfterALossIsTheCubeRootOfTheWindowDropOverC) {
   mltcp_bictcp ca;
   mltcp_bictcp_init(&ca, 1000, 0);
   mltcp_params p = mltcp_test::DefaultParams();
-  const uint32_t ss = mltcp_bictcp_ssthresh(&ca, 1000, MLTCP_GAIN_ONE, &p);
+  const uint32_t ss = mltcp_bictcp_ssthresh(&ca, 1000, MLTCP_GAIN_ONE, &p, 0);
   EXPECT_EQ(ss, 1000u * MLTCP_CUBIC_BETA / 1024);  // 700: beta 717/1024
   EXPECT_EQ(ca.last_max_cwnd, 1000u);
   EXPECT_EQ(ca.epoch_start, 0u);
@@ -89,7 +89,7 @@ TEST(Cubic, WindowFollowsTheCurveAndTheGainSpeedsItsClock) {
     mltcp_bictcp_init(&ca, 1, 0);
     mltcp_window w;
     mltcp_window_init(&w, 100, 1 << 20);
-    w.ssthresh = mltcp_bictcp_ssthresh(&ca, 100, MLTCP_GAIN_ONE, &p);
+    w.ssthresh = mltcp_bictcp_ssthresh(&ca, 100, MLTCP_GAIN_ONE, &p, 0);
     w.cwnd = w.ssthresh;
     // One ack per ms for 1 s (slow enough that the TCP-friendly estimate
     // stays below the curve).

@@ -57,17 +57,30 @@ TEST(Window, DecreaseKeepsBetaTimesFWithinHalfwayBounds) {
 TEST(Window, ScaledDecreaseKeepsTheRecoveryFloor) {
   const mltcp_params p = mltcp_test::DefaultParams();
   // Large windows: the scaled decrease as it is (F = 0.25: keep 1/4).
-  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 256, &p), 25u);
-  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 1792, &p), 75u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 256, &p, 0), 25u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 1792, &p, 0), 75u);
   // 12 -> 3 would leave no room for three duplicate acks: 4.
-  EXPECT_EQ(mltcp_decrease_ssthresh(12, MLTCP_RENO_BETA, 256, &p), MLTCP_RECOVERY_WINDOW);
+  EXPECT_EQ(mltcp_decrease_ssthresh(12, MLTCP_RENO_BETA, 256, &p, 0), MLTCP_RECOVERY_WINDOW);
   // 6 -> 1.5: never below the base's own 3 when that is under the floor.
-  EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 256, &p), 3u);
-  EXPECT_EQ(mltcp_decrease_ssthresh(3, MLTCP_RENO_BETA, 256, &p), 2u);  // the base's 2
+  EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 256, &p, 0), 3u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(3, MLTCP_RENO_BETA, 256, &p, 0), 2u);  // the base's 2
   // CUBIC: 10 -> 3.5 floored at 4; the base would keep 7.
-  EXPECT_EQ(mltcp_decrease_ssthresh(10, MLTCP_CUBIC_BETA, 256, &p), 4u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(10, MLTCP_CUBIC_BETA, 256, &p, 0), 4u);
   // A high F keeps more than the base, floor or not.
-  EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 1792, &p), 4u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 1792, &p, 0), 4u);
+}
+
+// An iteration that carries its peer's data (mltcp_iter_two_way) never cuts
+// deeper than its base: F below 1 keeps the base's beta, above 1 more.
+TEST(Window, TwoWayDecreaseKeepsAtLeastTheBasesBeta) {
+  mltcp_params p = mltcp_test::DefaultParams();
+  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 256, &p, 1), 50u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_CUBIC_BETA, 256, &p, 1), 70u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 1792, &p, 1), 75u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(6, MLTCP_RENO_BETA, 256, &p, 1), 3u);
+  EXPECT_EQ(mltcp_decrease_ssthresh(3, MLTCP_RENO_BETA, 256, &p, 1), 2u);
+  p.scale_decrease = 0;
+  EXPECT_EQ(mltcp_decrease_ssthresh(100, MLTCP_RENO_BETA, 1792, &p, 1), 50u);
 }
 
 TEST(Window, SsthreshIsCwndTimesBetaAtLeastTwo) {
@@ -282,13 +295,22 @@ TEST(Norm, DefaultsAreTheDerivedValues) {
   const uint32_t reno = p.norm_reno, cubic = p.norm_cubic;
   EXPECT_EQ(reno, MLTCP_DEF_NORM_RENO);
   EXPECT_EQ(cubic, MLTCP_DEF_NORM_CUBIC);
+  EXPECT_EQ(p.norm_reno_two_way, MLTCP_DEF_NORM_RENO_TWO_WAY);
+  EXPECT_EQ(p.norm_cubic_two_way, MLTCP_DEF_NORM_CUBIC_TWO_WAY);
   mltcp_params_derive(&p);
   EXPECT_EQ(p.norm_reno, reno);
   EXPECT_EQ(p.norm_cubic, cubic);
+  EXPECT_EQ(p.norm_reno_two_way, MLTCP_DEF_NORM_RENO_TWO_WAY);
+  EXPECT_EQ(p.norm_cubic_two_way, MLTCP_DEF_NORM_CUBIC_TWO_WAY);
+  // Without the decrease's lower half an MLTCP flow needs far less: 1.16
+  // and 1.19 (1 + 1.5 x CUBIC's model excess, 1.13).
+  EXPECT_NEAR(p.norm_reno_two_way / 1024.0, 1.16, 0.01);
+  EXPECT_NEAR(mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA, 1) / 1024.0, 1.13, 0.01);
+  EXPECT_NEAR(p.norm_cubic_two_way / 1024.0, 1.19, 0.01);
   // The model's numbers (docs/design.md): 1.73 and 2.35; CUBIC's applied
   // norm is 1 + 1.5 x its excess, 3.02.
   EXPECT_NEAR(reno / 1024.0, 1.73, 0.01);
-  EXPECT_NEAR(mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA) / 1024.0, 2.35, 0.01);
+  EXPECT_NEAR(mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA, 0) / 1024.0, 2.35, 0.01);
   EXPECT_NEAR(cubic / 1024.0, 3.02, 0.01);
 }
 
@@ -310,19 +332,23 @@ TEST(Norm, IsTheSmallestNormWithMeanInverseShareAtMostOne) {
         p.intercept = intercept;
         p.scale_decrease = dec;
         mltcp_params_derive(&p);
-        const uint32_t cubic_model = mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA);
-        EXPECT_EQ(p.norm_cubic,
-                  mltcp_norm_scale_excess(cubic_model, MLTCP_CUBIC_NORM_EXCESS_SCALE));
-        for (auto [beta, norm] : {std::pair<uint32_t, uint32_t>{MLTCP_RENO_BETA, p.norm_reno},
-                                  {MLTCP_CUBIC_BETA, cubic_model}}) {
-          // A decrease harsh enough that no norm up to 8 compensates:
-          // the largest.
-          if (norm == MLTCP_NORM_MAX && mltcp_norm_mean_inverse_share(&p, beta, norm) > 1024u)
-            continue;
-          EXPECT_LE(mltcp_norm_mean_inverse_share(&p, beta, norm), 1024u)
-              << slope << " " << intercept << " " << dec;
-          EXPECT_GT(mltcp_norm_mean_inverse_share(&p, beta, norm - 1), 1024u)
-              << slope << " " << intercept << " " << dec;
+        for (int two_way : {0, 1}) {
+          const uint32_t cubic_model = mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA, two_way);
+          EXPECT_EQ(two_way ? p.norm_cubic_two_way : p.norm_cubic,
+                    mltcp_norm_scale_excess(cubic_model, MLTCP_CUBIC_NORM_EXCESS_SCALE));
+          const uint32_t reno = two_way ? p.norm_reno_two_way : p.norm_reno;
+          for (auto [beta, norm] : {std::pair<uint32_t, uint32_t>{MLTCP_RENO_BETA, reno},
+                                    {MLTCP_CUBIC_BETA, cubic_model}}) {
+            // A decrease harsh enough that no norm up to 8 compensates:
+            // the largest.
+            if (norm == MLTCP_NORM_MAX &&
+                mltcp_norm_mean_inverse_share(&p, beta, norm, two_way) > 1024u)
+              continue;
+            EXPECT_LE(mltcp_norm_mean_inverse_share(&p, beta, norm, two_way), 1024u)
+                << slope << " " << intercept << " " << dec << " " << two_way;
+            EXPECT_GT(mltcp_norm_mean_inverse_share(&p, beta, norm - 1, two_way), 1024u)
+                << slope << " " << intercept << " " << dec << " " << two_way;
+          }
         }
       }
     }
@@ -333,6 +359,8 @@ TEST(Norm, IsTheSmallestNormWithMeanInverseShareAtMostOne) {
   mltcp_params_derive(&p);
   EXPECT_EQ(p.norm_reno, 1024u);
   EXPECT_EQ(p.norm_cubic, 1024u);
+  EXPECT_EQ(p.norm_reno_two_way, 1024u);
+  EXPECT_EQ(p.norm_cubic_two_way, 1024u);
 }
 
 TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
@@ -341,6 +369,8 @@ TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
   mltcp_params_derive(&p);
   EXPECT_EQ(p.norm_reno, 1024u);
   EXPECT_EQ(p.norm_cubic, 1024u);
+  EXPECT_EQ(p.norm_reno_two_way, 1024u);
+  EXPECT_EQ(p.norm_cubic_two_way, 1024u);
   p = mltcp_test::DefaultParams();
   p.enabled = 0;  // the norm stays; the gain is neutral
   mltcp_params_derive(&p);
@@ -359,7 +389,7 @@ TEST(Norm, OffWithNormalizeOrMltcpOffAndKeepsRatiosBetweenFlows) {
 }
 
 // A one-way connection: acked 1 MB, nothing received from the peer.
-static uint32_t StartOneWay(const mltcp_iter* it, const mltcp_params* p, uint32_t cwnd, uint32_t mss,
+static uint32_t StartOneWay(mltcp_iter* it, const mltcp_params* p, uint32_t cwnd, uint32_t mss,
                             uint32_t min_rtt_us, uint32_t srtt_us) {
   return mltcp_start_cwnd(it, p, cwnd, mss, min_rtt_us, srtt_us, 1000000, 0, nullptr);
 }
@@ -476,6 +506,58 @@ TEST(StartDrain, NotForAConnectionOfATwoWayJob) {
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 1000000, &sender), 40u);
   d.p.job_two_way = 0;
   EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &ring), 20u);
+}
+
+// The start drain's two-way test marks the iteration it begins
+// (MLTCP_F_TWO_WAY), whatever else exempts it, and only where an iteration
+// begins; with two_way_decrease the mark makes a flow keep its base's beta
+// and grow with the two-way norm, for Reno and CUBIC alike.
+TEST(TwoWay, TheIterationsStartMarksItAndItsFlowKeepsTheBasesBeta) {
+  Driver d;
+  mltcp_iter_hint(&d.it, d.acked, 200000, d.now);
+  const mltcp_traffic ring{1000000, 1000000}, sender{1000000, 0};
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 1000000, nullptr), 40u);
+  EXPECT_TRUE(d.it.flags & MLTCP_F_TWO_WAY);
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &sender), 20u);
+  EXPECT_FALSE(d.it.flags & MLTCP_F_TWO_WAY);
+  d.p.start_drain_windows = 0;  // marked without a drain to spare, too
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &ring), 40u);
+  EXPECT_TRUE(d.it.flags & MLTCP_F_TWO_WAY);
+  d.Phase(1000, 1000);  // mid-iteration: the mark stays
+  EXPECT_EQ(mltcp_start_cwnd(&d.it, &d.p, 40, 100, 500, 1000, 1000000, 0, &sender), 40u);
+  EXPECT_TRUE(d.it.flags & MLTCP_F_TWO_WAY);
+
+  for (bool cubic : {false, true}) {
+    mltcp_params p = mltcp_test::DefaultParams();
+    p.first_seed = 0;  // the hinted iteration's own ratio, 0
+    mltcp_reno_flow reno;
+    mltcp_cubic_flow cub;
+    mltcp_reno_flow_init(&reno, 0, 1000);
+    mltcp_cubic_flow_init(&cub, 0, 1000, 0);
+    mltcp_iter* it = cubic ? &cub.it : &reno.it;
+    mltcp_iter_hint(it, 0, 1000000, 1000);
+    ASSERT_EQ(mltcp_gain(it, &p), 256u) << cubic;  // r = 0: F = 0.25
+    const uint32_t beta = cubic ? MLTCP_CUBIC_BETA : MLTCP_RENO_BETA;
+    auto ssthresh = [&](const mltcp_params& q) {
+      return cubic ? mltcp_cubic_flow_ssthresh(&cub, &q, 100)
+                   : mltcp_reno_flow_ssthresh(&reno, &q, 100);
+    };
+    auto gain = [&](const mltcp_params& q) {
+      return cubic ? mltcp_cubic_gain(it, &q) : mltcp_reno_gain(it, &q);
+    };
+    const uint32_t deep = ssthresh(p), one_way_gain = gain(p);
+    EXPECT_EQ(deep, mltcp_decrease_ssthresh(100, beta, 256, &p, 0)) << cubic;
+    mltcp_start_cwnd(it, &p, 40, 100, 1000, 1000, 1000000, 1000000, nullptr);
+    EXPECT_EQ(ssthresh(p), mltcp_ssthresh(100, beta)) << cubic;
+    EXPECT_LT(deep, ssthresh(p)) << cubic;
+    EXPECT_EQ(gain(p), mltcp_gain_of_ratio_norm(&p, 0, cubic ? p.norm_cubic_two_way
+                                                            : p.norm_reno_two_way)) << cubic;
+    EXPECT_LT(gain(p), one_way_gain) << cubic;
+    mltcp_params off = p;
+    off.two_way_decrease = 0;  // the mark is ignored
+    EXPECT_EQ(ssthresh(off), deep) << cubic;
+    EXPECT_EQ(gain(off), one_way_gain) << cubic;
+  }
 }
 
 // On a window and on CUBIC's state: cwnd and ssthresh fall together, the

@@ -959,6 +959,10 @@ void print_params(const mltcp_params &p, const char *indent)
 		    p.norm_reno, p.norm_reno);
 	std::printf("%s%-14s %u (derived: mltcp_cubic applies F x %u/1024)\n", indent,
 		    "norm_cubic", p.norm_cubic, p.norm_cubic);
+	std::printf("%s%-14s %u (derived: mltcp on a two-way path)\n", indent,
+		    "norm_reno_two_way", p.norm_reno_two_way);
+	std::printf("%s%-14s %u (derived: mltcp_cubic on a two-way path)\n", indent,
+		    "norm_cubic_two_way", p.norm_cubic_two_way);
 }
 
 void print_status_text(const StatusReport &r)
@@ -1012,6 +1016,8 @@ void print_status_json(const StatusReport &r)
 			params[row.name] = static_cast<unsigned long long>(mltcp::GetParam(&r.params, row));
 		params["norm_reno"] = r.params.norm_reno;
 		params["norm_cubic"] = r.params.norm_cubic;
+		params["norm_reno_two_way"] = r.params.norm_reno_two_way;
+		params["norm_cubic_two_way"] = r.params.norm_cubic_two_way;
 		j["parameters"] = params;
 	}
 	std::printf("%s\n", j.dump(2).c_str());
