@@ -89,6 +89,17 @@ MLTCP_INLINE __u32 mltcp_decrease_beta(__u32 beta, __u32 gain,
 	return (__u32)mltcp_clamp_u64(keep, beta >> 1, (MLTCP_BETA_ONE + beta) >> 1);
 }
 
+/* The fraction kept on the iteration's path: mltcp_decrease_beta, and on a
+ * two-way path (mltcp_iter_two_way) never less than the base's beta
+ * (mltcp_decrease_ssthresh says why). */
+MLTCP_INLINE __u32 mltcp_path_decrease_beta(__u32 beta, __u32 gain,
+					    const struct mltcp_params *p, int two_way)
+{
+	__u32 keep = mltcp_decrease_beta(beta, gain, p);
+
+	return two_way ? mltcp_max_u32(keep, beta) : keep;
+}
+
 /* ssthresh after a loss from a window of cwnd segments: max(cwnd * beta, 2),
  * as tcp_reno_ssthresh() and bictcp_recalc_ssthresh() compute it. */
 MLTCP_INLINE __u32 mltcp_ssthresh(__u32 cwnd, __u32 beta)
@@ -166,22 +177,20 @@ MLTCP_INLINE __u64 mltcp_aimd_share(__u32 beta)
 }
 
 /* The mean over an iteration of 1 / m, GAIN units, for growth clamp(norm
- * F(r)) and the decrease of F(r); with two_way, a decrease that keeps at
- * least beta0 (mltcp_decrease_ssthresh). */
+ * F(r)) and the decrease of F(r) on a one-way or two-way path
+ * (mltcp_path_decrease_beta). */
 MLTCP_INLINE __u64 mltcp_norm_mean_inverse_share(const struct mltcp_params *p,
 						 __u32 beta0, __u32 norm, int two_way)
 {
 	__u64 h0 = mltcp_aimd_share(beta0), sum = 0, m;
-	__u32 j, ratio, growth, f, beta;
+	__u32 j, ratio, growth, f;
 
 	for (j = 0; j < MLTCP_NORM_SAMPLES; j++) {
 		ratio = ((2 * j + 1) << MLTCP_RATIO_SHIFT) / (2 * MLTCP_NORM_SAMPLES);
 		growth = mltcp_gain_of_ratio_norm(p, ratio, norm);
 		f = mltcp_gain_of_ratio(p, ratio);
-		beta = mltcp_decrease_beta(beta0, f, p);
-		if (two_way)
-			beta = mltcp_max_u32(beta, beta0);
-		m = (__u64)growth * mltcp_aimd_share(beta) / h0;
+		m = (__u64)growth *
+		    mltcp_aimd_share(mltcp_path_decrease_beta(beta0, f, p, two_way)) / h0;
 		sum += (1ULL << (2 * MLTCP_GAIN_SHIFT)) / mltcp_max_u64(m, 1);
 	}
 	return sum / MLTCP_NORM_SAMPLES;
@@ -274,12 +283,10 @@ MLTCP_INLINE void mltcp_params_derive(struct mltcp_params *p)
 MLTCP_INLINE __u32 mltcp_decrease_ssthresh(__u32 cwnd, __u32 beta0, __u32 gain,
 					   const struct mltcp_params *p, int two_way)
 {
-	__u32 scaled = mltcp_ssthresh(cwnd, mltcp_decrease_beta(beta0, gain, p));
-	__u32 base = mltcp_ssthresh(cwnd, beta0);
+	__u32 scaled = mltcp_ssthresh(cwnd, mltcp_path_decrease_beta(beta0, gain, p, two_way));
+	__u32 floor = mltcp_min_u32(mltcp_ssthresh(cwnd, beta0), MLTCP_RECOVERY_WINDOW);
 
-	if (two_way)
-		return mltcp_max_u32(scaled, base);
-	return mltcp_max_u32(scaled, mltcp_min_u32(base, MLTCP_RECOVERY_WINDOW));
+	return mltcp_max_u32(scaled, floor);
 }
 
 /*

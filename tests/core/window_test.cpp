@@ -247,18 +247,30 @@ TEST(TailHold, ShareBoundsTheHoldInShortPhases) {
   EXPECT_TRUE(mltcp_tail_hold(&d.it, &d.p, 10, 1000));  // 10000 left < 2 x 10000
 }
 
+// A Reno and a CUBIC flow, both started at time 1000 us; `it` is the one
+// under test's tracker, hinted an iteration of `bytes` from its first byte.
+struct HintedFlows {
+  mltcp_reno_flow reno;
+  mltcp_cubic_flow cubic;
+  mltcp_iter* it;
+  HintedFlows(bool use_cubic, uint64_t bytes) {
+    mltcp_reno_flow_init(&reno, 0, 1000);
+    mltcp_cubic_flow_init(&cubic, 0, 1000, 0);
+    it = use_cubic ? &cubic.it : &reno.it;
+    mltcp_iter_hint(it, 0, bytes, 1000);
+  }
+};
+
 // One phase of 100 acks of 1000 bytes: every growth comes while more than two
 // windows (and more than the tail share) are left, and without the hold the
 // window ends larger.
 static uint32_t TailPhase(bool cubic, uint32_t tail_windows) {
   mltcp_params p = mltcp_test::DefaultParams();
   p.tail_windows = tail_windows;
-  mltcp_reno_flow rf;
-  mltcp_cubic_flow cf;
-  mltcp_reno_flow_init(&rf, 0, 1000);
-  mltcp_cubic_flow_init(&cf, 0, 1000, 0);
-  mltcp_iter* it = cubic ? &cf.it : &rf.it;
-  mltcp_iter_hint(it, 0, 100000, 1000);
+  HintedFlows flows(cubic, 100000);
+  mltcp_reno_flow& rf = flows.reno;
+  mltcp_cubic_flow& cf = flows.cubic;
+  mltcp_iter* it = flows.it;
   mltcp_window w;
   mltcp_window_init(&w, 4, 1000);
   uint64_t acked = 0;
@@ -530,12 +542,10 @@ TEST(TwoWay, TheIterationsStartMarksItAndItsFlowKeepsTheBasesBeta) {
   for (bool cubic : {false, true}) {
     mltcp_params p = mltcp_test::DefaultParams();
     p.first_seed = 0;  // the hinted iteration's own ratio, 0
-    mltcp_reno_flow reno;
-    mltcp_cubic_flow cub;
-    mltcp_reno_flow_init(&reno, 0, 1000);
-    mltcp_cubic_flow_init(&cub, 0, 1000, 0);
-    mltcp_iter* it = cubic ? &cub.it : &reno.it;
-    mltcp_iter_hint(it, 0, 1000000, 1000);
+    HintedFlows flows(cubic, 1000000);
+    mltcp_reno_flow& reno = flows.reno;
+    mltcp_cubic_flow& cub = flows.cubic;
+    mltcp_iter* it = flows.it;
     ASSERT_EQ(mltcp_gain(it, &p), 256u) << cubic;  // r = 0: F = 0.25
     const uint32_t beta = cubic ? MLTCP_CUBIC_BETA : MLTCP_RENO_BETA;
     auto ssthresh = [&](const mltcp_params& q) {
