@@ -5,7 +5,7 @@ interleaved_at come from mltcp-metrics, so they are the figures of
 data/README.md, the ones workload_unit_tests checks in C++; a ring job's
 loss counters summed over its ranks, the per-iteration file it writes, the
 per-job congestion control of a partial-deployment mix and the targets'
-verdict on it.
+verdict on it; the window guard's repairs per run.
 usage: interleave_py_test.py <mltcp-metrics> <data dir>"""
 import os
 import shutil
@@ -90,6 +90,28 @@ def check(data):
         if len(got) != 1 or got[0].split()[8] != want:
             sys.exit("FAIL: partial target with base job x%s: %s (want %s)" % (ml_base, got, want))
     print("ok: partial target at 1.03 x the all-base ratio")
+
+    # The guard's repairs: read from mltcpctl's exposition, summed over the
+    # repetitions in the table, unknown when one run has none.
+    fake = os.path.join(data, "mltcpctl")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\n[ \"$*\" = \"stats --prometheus\" ] || exit 2\n"
+                "echo 'mltcp_window_repairs_totals 9'\necho 'mltcp_window_repairs_total 27'\n")
+    os.chmod(fake, 0o755)
+    if il.Mltcp(fake, []).window_repairs() != 27 or \
+            il.Mltcp("/bin/false", []).window_repairs() is not None:
+        sys.exit("FAIL: Mltcp.window_repairs from mltcpctl stats --prometheus")
+    runs = [dict(run("mltcp", {"ml1": 1.0}), window_repairs=n) for n in (3, 0, 4)]
+    table = il.summarise(runs, ["mltcp"], ["partial"])
+    text = il.print_table(table, ["mltcp"], ["partial"], out=lambda _: None)
+    if table[("partial", "mltcp")]["window_repairs"] != 7 or \
+            not text.splitlines()[1].endswith("  7") or \
+            " window_repairs=3 " not in il.loss_fields(dict(runs[0], rto_iterations=[])) + " ":
+        sys.exit("FAIL: window repairs in the table and RESULT fields: %s" % text)
+    if il.summarise(runs + [run("mltcp", {"ml1": 1.0})], ["mltcp"],
+                    ["partial"])[("partial", "mltcp")]["window_repairs"] is not None:
+        sys.exit("FAIL: a run without a repair count must make the sum unknown")
+    print("ok: window repairs read, summed and shown")
 
     # Periods: job q (period 190 ms, phase 40 ms) must be slowed to p's 200
     # ms by sharing the link; 10 of its 50 ms is 0.20 of the phase, no

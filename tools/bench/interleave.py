@@ -28,6 +28,11 @@ tlp, undo, spurious_rto; `mltcp-emu --help`); a ring job's are the sum over
 its ranks.  A run's <counter>_per_100_iter counts the events of all its
 jobs per 100 iterations after the warm-up.  Each run directory keeps them per
 iteration in iterations.csv, with the iteration's and phase's durations.
+window_repairs: the windows that MLTCP's BPF datapath found corrupted by
+the host and repaired during the run (mltcpctl's mltcp_window_repairs_total;
+docs/bpf.md, "Window guard"): a corrupted window is sent on before the guard
+sees it, and on this project's test host that burst is what most of the
+BPF datapath's timeouts follow.
 CPU: the host's busy fraction (/proc/stat) over each run, averaged over the
 CPUs and for the busiest one, and the emulators' own CPU time (rusage);
 cpu_busy_max above CPU_BUSY_LIMIT means the host, not the network, may
@@ -55,6 +60,7 @@ import fcntl
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -254,6 +260,17 @@ class Mltcp:
                                                  (r.stderr or r.stdout).strip()))
         log("mltcp: set %s" % " ".join(self.params))
 
+    def window_repairs(self):
+        """Corrupted windows the BPF datapath's guard has repaired since load
+        (mltcp_window_repairs_total of `mltcpctl stats --prometheus`), or None
+        when MLTCP is not loaded or the counter cannot be read."""
+        if not self.mltcpctl:
+            return None
+        r = run([self.mltcpctl, "stats", "--prometheus"], check=False)
+        m = re.search(r"^mltcp_window_repairs_total (\d+)", r.stdout, re.M) \
+            if r.returncode == 0 else None
+        return int(m.group(1)) if m else None
+
     def release(self):
         if self.restore:
             r = run([self.mltcpctl, "set"] + self.restore, check=False)
@@ -312,6 +329,7 @@ def join_cgroup(path):
 
 
 job_cgroups = None          # the session's JobCgroups, unless --no-job-cgroups
+mltcp_host = None           # the session's Mltcp, while MLTCP is loaded
 
 
 class JobCgroups:
@@ -938,6 +956,9 @@ def summarise(results, ccs, mixes):
                 "per_100_iter": {c: median_known([r["losses"]["%s_per_100_iter" % c]
                                                   for r in rs]) for c in LOSS_COUNTERS},
                 "rto_median_run": median_known([r["losses"]["rto"] for r in rs]),
+                # Summed over the repetitions; None where MLTCP did not run.
+                "window_repairs": sum(r["window_repairs"] for r in rs)
+                if all(r.get("window_repairs") is not None for r in rs) else None,
                 "cpu_busy": median_or_none([r.get("cpu", {}).get("busy") for r in rs]),
                 "cpu_busy_max": max([r["cpu"]["busy_max_cpu"] for r in rs if r.get("cpu")],
                                     default=None),
@@ -963,6 +984,8 @@ def loss_fields(res):
     hits = res.get("rto_iterations") or []
     out += " rto=%s rto_iterations=%s" % (fmt_count(lo["rto"]), ",".join(
         "%s@%d:%.0fms" % (j, i, ms) for j, i, ms, _ in hits) or "none")
+    if res.get("window_repairs") is not None:
+        out += " window_repairs=%d" % res["window_repairs"]
     if res.get("cpu"):
         out += " cpu_busy=%.2f cpu_busy_max=%.2f emu_cpu_s=%.2f" % (
             res["cpu"]["busy"], res["cpu"]["busy_max_cpu"], res["cpu"]["emu_cpu_s"])
@@ -971,9 +994,10 @@ def loss_fields(res):
 
 def print_table(table, ccs, mixes, out=log):
     w = max([14] + [len(m) for m in mixes])     # mix column (two_identical_vm)
-    lines = ["%-*s %-12s %4s %10s %9s %9s %8s %12s %6s %7s %7s %7s %7s %5s" %
+    lines = ["%-*s %-12s %4s %10s %9s %9s %8s %12s %6s %7s %7s %7s %7s %5s %7s" %
              (w, "mix", "cc", "reps", "mean_ratio", "p99_ratio", "p99_after", "overlap",
-              "interleaved", "bulk", "rto/100", "rec/100", "tlp/100", "undo/100", "cpu")]
+              "interleaved", "bulk", "rto/100", "rec/100", "tlp/100", "undo/100", "cpu",
+              "repairs")]
     for mix in mixes:
         for cc in ccs:
             t = table.get((mix, cc))
@@ -988,10 +1012,12 @@ def print_table(table, ccs, mixes, out=log):
                 " %7s %7s %7s %7s %5s" % tuple(
                     ["?" if t["per_100_iter"][c] is None else "%.1f" % t["per_100_iter"][c]
                      for c in ("rto", "recoveries", "tlp", "undo")] +
-                    ["-" if t["cpu_busy_max"] is None else "%.2f" % t["cpu_busy_max"]]))
+                    ["-" if t["cpu_busy_max"] is None else "%.2f" % t["cpu_busy_max"]]) +
+                " %7s" % ("-" if t.get("window_repairs") is None else t["window_repairs"]))
     lines.append("(rto, rec(overies), tlp, undo: events per 100 iterations after the warm-up, "
                  "all jobs, during communication phases, ? unknown; cpu: the busiest CPU's busy "
-                 "fraction, largest over repetitions)")
+                 "fraction, largest over repetitions; repairs: corrupted windows the BPF "
+                 "datapath's guard repaired, all repetitions, docs/bpf.md \"Window guard\")")
     text = "\n".join(lines)
     out(text)
     return text
@@ -1173,9 +1199,15 @@ def run_group(args, mixes, ccs, iso, bulk_rate, results):
         for mix in mixes:
             for cc in ccs:
                 rundir = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep + 1))
+                repairs = mltcp_host.window_repairs() \
+                    if mltcp_host and cc in BASE_OF else None
                 rows = run_jobs(args, rundir, MIXES[mix][1], cc, args.iterations)
                 res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate,
                               args.bulk_seconds, args.out)
+                after = mltcp_host.window_repairs() if repairs is not None else None
+                # The host-wide count over the run: only this run's flows
+                # were MLTCP's (docs/bpf.md, "Window guard").
+                res["window_repairs"] = after - repairs if after is not None else None
                 res["rep"] = rep + 1
                 res["dir"] = rundir
                 results.append(res)
@@ -1200,7 +1232,7 @@ def run_group(args, mixes, ccs, iso, bulk_rate, results):
 
 
 def main():
-    global job_cgroups
+    global job_cgroups, mltcp_host
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="Mixes: " + " ".join(MIXES))
@@ -1292,6 +1324,7 @@ def main():
         fcntl.flock(lock, fcntl.LOCK_EX)
         if need_mltcp:
             mltcp.ensure()
+            mltcp_host = mltcp
             if args.job_cgroups:
                 job_cgroups = JobCgroups(args.mltcpctl)
         iso, bulk_rate, phases = {}, {}, {}
@@ -1318,6 +1351,7 @@ def main():
         if job_cgroups:
             job_cgroups.close()
         subprocess.run([TESTBED, "down"], capture_output=True)
+        mltcp_host = None
         mltcp.release()
         if lock:
             lock.close()
