@@ -13,8 +13,9 @@ Mixes:
 Metrics are interleave.py's (imported; computed by workload/'s mltcp-metrics,
 $MLTCP_METRICS or the build tree's; docs/evaluation.md): per run the mean
 and p99 ratio of iteration times after --warmup iterations over the isolated
-mean, and the iteration at which the schedule is interleaved.  Prints a
-RESULT line per run, per isolated job (mix=alone, with its communication
+mean, and the iteration at which the schedule is interleaved; for the mltcp
+ccs, the host-corrupted windows the BPF datapath repaired during the run
+(window_repairs=, interleave.py's).  Prints a RESULT line per run, per isolated job (mix=alone, with its communication
 fraction and, for mltcp ccs, the ratio to its base algorithm alone), then the
 medians, TARGET lines and timelines under <out>/plots/.  Each isolated
 baseline is the median of --iso-reps runs.  This host has no
@@ -204,10 +205,17 @@ def main():
                         if hint and cc not in launch.MLTCP_CCS:
                             continue
                         d = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep))
+                        mltcp_run = cc in launch.MLTCP_CCS
+                        repairs = s.mltcp.window_repairs() if mltcp_run else None
                         rows = s.run(cc, d, train_args(args, mix, args.iterations), hint=hint,
                                      timeout=args.timeout)
+                        after = s.mltcp.window_repairs() if mltcp_run else None
                         link_job_csvs(d, rows)
                         res = analyse(mix, cc, d, rows, iso, args.warmup)
+                        # The BPF datapath's repairs of host-corrupted
+                        # windows over the run (interleave.py's).
+                        res["window_repairs"] = after - repairs \
+                            if None not in (repairs, after) else None
                         res.update(rep=rep, dir=d)
                         results.append(res)
                         with open(os.path.join(d, "result.json"), "w") as f:
