@@ -15,11 +15,12 @@ $MLTCP_METRICS or the build tree's; docs/evaluation.md): per run the mean
 and p99 ratio of iteration times after --warmup iterations over the isolated
 mean, and the iteration at which the schedule is interleaved; for the mltcp
 ccs, the host-corrupted windows the BPF datapath repaired during the run
-(window_repairs=, interleave.py's).  Prints a RESULT line per run, per isolated job (mix=alone, with its communication
-fraction and, for mltcp ccs, the ratio to its base algorithm alone), then the
-medians, TARGET lines and timelines under <out>/plots/.  Each isolated
-baseline is the median of --iso-reps runs.  This host has no
-GPU: --compute-ms stands in for GPU compute.
+(window_repairs=, interleave.py's).  Prints a RESULT line per run, per
+isolated job (mix=alone, with its communication fraction and, for mltcp
+ccs, the ratio to its base algorithm alone), then the medians, TARGET
+lines and timelines under <out>/plots/.  Each isolated baseline is the
+median of --iso-reps runs.  This host has no GPU: --compute-ms stands in
+for GPU compute.
 """
 import argparse
 import json
