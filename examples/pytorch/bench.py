@@ -206,17 +206,16 @@ def main():
                         if hint and cc not in launch.MLTCP_CCS:
                             continue
                         d = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep))
-                        mltcp_run = cc in launch.MLTCP_CCS
-                        repairs = s.mltcp.window_repairs() if mltcp_run else None
-                        rows = s.run(cc, d, train_args(args, mix, args.iterations), hint=hint,
-                                     timeout=args.timeout)
-                        after = s.mltcp.window_repairs() if mltcp_run else None
-                        link_job_csvs(d, rows)
-                        res = analyse(mix, cc, d, rows, iso, args.warmup)
+                        def one():
+                            return s.run(cc, d, train_args(args, mix, args.iterations),
+                                         hint=hint, timeout=args.timeout)
                         # The BPF datapath's repairs of host-corrupted
                         # windows over the run (interleave.py's).
-                        res["window_repairs"] = after - repairs \
-                            if None not in (repairs, after) else None
+                        rows, repairs = s.mltcp.counting_repairs(one) \
+                            if cc in launch.MLTCP_CCS else (one(), None)
+                        link_job_csvs(d, rows)
+                        res = analyse(mix, cc, d, rows, iso, args.warmup)
+                        res["window_repairs"] = repairs
                         res.update(rep=rep, dir=d)
                         results.append(res)
                         with open(os.path.join(d, "result.json"), "w") as f:

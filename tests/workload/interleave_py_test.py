@@ -99,7 +99,9 @@ def check(data):
                 "echo 'mltcp_window_repairs_totals 9'\necho 'mltcp_window_repairs_total 27'\n")
     os.chmod(fake, 0o755)
     if il.Mltcp(fake, []).window_repairs() != 27 or \
-            il.Mltcp("/bin/false", []).window_repairs() is not None:
+            il.Mltcp("/bin/false", []).window_repairs() is not None or \
+            il.Mltcp(fake, []).counting_repairs(lambda: "rows") != ("rows", 0) or \
+            il.Mltcp("/bin/false", []).counting_repairs(lambda: "rows") != ("rows", None):
         sys.exit("FAIL: Mltcp.window_repairs from mltcpctl stats --prometheus")
     runs = [dict(run("mltcp", {"ml1": 1.0}), window_repairs=n) for n in (3, 0, 4)]
     table = il.summarise(runs, ["mltcp"], ["partial"])

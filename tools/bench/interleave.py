@@ -271,6 +271,14 @@ class Mltcp:
             if r.returncode == 0 else None
         return int(m.group(1)) if m else None
 
+    def counting_repairs(self, run_one):
+        """run_one()'s result and the window repairs during it (None: not
+        counted, MLTCP not loaded before or after)."""
+        before = self.window_repairs()
+        out = run_one()
+        after = self.window_repairs() if before is not None else None
+        return out, (after - before if after is not None else None)
+
     def release(self):
         if self.restore:
             r = run([self.mltcpctl, "set"] + self.restore, check=False)
@@ -329,7 +337,6 @@ def join_cgroup(path):
 
 
 job_cgroups = None          # the session's JobCgroups, unless --no-job-cgroups
-mltcp_host = None           # the session's Mltcp, while MLTCP is loaded
 
 
 class JobCgroups:
@@ -1192,22 +1199,23 @@ def cpu_summary(results, show=log):
     return lines
 
 
-def run_group(args, mixes, ccs, iso, bulk_rate, results):
+def run_group(args, mixes, ccs, iso, bulk_rate, results, mltcp=None):
     """Repetitions x mixes x congestion controls on the testbed as it is up;
-    appends each run's result to `results` and prints its RESULT line."""
+    appends each run's result to `results` and prints its RESULT line.
+    mltcp: the loaded Mltcp, which counts each MLTCP run's window repairs."""
     for rep in range(args.reps):
         for mix in mixes:
             for cc in ccs:
                 rundir = os.path.join(args.out, "runs", "%s-%s-r%d" % (mix, cc, rep + 1))
-                repairs = mltcp_host.window_repairs() \
-                    if mltcp_host and cc in BASE_OF else None
-                rows = run_jobs(args, rundir, MIXES[mix][1], cc, args.iterations)
-                res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate,
-                              args.bulk_seconds, args.out)
-                after = mltcp_host.window_repairs() if repairs is not None else None
+                def one():
+                    return run_jobs(args, rundir, MIXES[mix][1], cc, args.iterations)
                 # The host-wide count over the run: only this run's flows
                 # were MLTCP's (docs/bpf.md, "Window guard").
-                res["window_repairs"] = after - repairs if after is not None else None
+                rows, repairs = mltcp.counting_repairs(one) if mltcp and cc in BASE_OF \
+                    else (one(), None)
+                res = analyse(mix, cc, rows, iso, args.warmup, rundir, bulk_rate,
+                              args.bulk_seconds, args.out)
+                res["window_repairs"] = repairs
                 res["rep"] = rep + 1
                 res["dir"] = rundir
                 results.append(res)
@@ -1232,7 +1240,7 @@ def run_group(args, mixes, ccs, iso, bulk_rate, results):
 
 
 def main():
-    global job_cgroups, mltcp_host
+    global job_cgroups
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="Mixes: " + " ".join(MIXES))
@@ -1324,7 +1332,6 @@ def main():
         fcntl.flock(lock, fcntl.LOCK_EX)
         if need_mltcp:
             mltcp.ensure()
-            mltcp_host = mltcp
             if args.job_cgroups:
                 job_cgroups = JobCgroups(args.mltcpctl)
         iso, bulk_rate, phases = {}, {}, {}
@@ -1338,7 +1345,8 @@ def main():
             iso.update(group_iso)
             bulk_rate.update(group_bulk)
             phases.update(group_phases)
-            run_group(args, group, ccs, iso, bulk_rate, results)
+            run_group(args, group, ccs, iso, bulk_rate, results,
+                      mltcp if need_mltcp else None)
     except KeyboardInterrupt as e:
         log("bench-interleave: interrupted (%s), cleaning up" % e)
         stop_children()
@@ -1351,7 +1359,6 @@ def main():
         if job_cgroups:
             job_cgroups.close()
         subprocess.run([TESTBED, "down"], capture_output=True)
-        mltcp_host = None
         mltcp.release()
         if lock:
             lock.close()
