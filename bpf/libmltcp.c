@@ -92,6 +92,23 @@ static int mltcp_check_bytes(uint64_t bytes)
 			  (unsigned long long)MLTCP_HINT_BYTES_MAX);
 }
 
+/* A pinned map of MLTCP's, or -1 with errno set and the error text saying
+ * what to do; `missing` and `denied` finish the text for ENOENT and for
+ * EACCES/EPERM. */
+static int mltcp_open_pin(const char *path, const char *missing, const char *denied)
+{
+	int map_fd = bpf_obj_get(path), err;
+
+	if (map_fd >= 0)
+		return map_fd;
+	err = errno;
+	if (err == ENOENT)
+		return mltcp_fail(ENOENT, "%s is missing: %s", path, missing);
+	if (err == EACCES || err == EPERM)
+		return mltcp_fail(err, "no permission to open %s: %s", path, denied);
+	return mltcp_fail(err, "cannot open %s: %s", path, strerror(err));
+}
+
 int mltcp_hint_iteration(int sockfd, uint64_t bytes)
 {
 	struct mltcp_hint h;
@@ -100,21 +117,12 @@ int mltcp_hint_iteration(int sockfd, uint64_t bytes)
 	mltcp_err[0] = '\0';
 	if (mltcp_check_bytes(bytes) < 0)
 		return -1;
-	map_fd = bpf_obj_get(MLTCP_PIN_HINTS);
-	if (map_fd < 0) {
-		err = errno;
-		if (err == ENOENT)
-			return mltcp_fail(ENOENT, "MLTCP is not loaded (%s missing): "
-					  "run 'mltcpctl load' as root", MLTCP_PIN_HINTS);
-		if (err == EACCES || err == EPERM)
-			return mltcp_fail(err, "no permission to write MLTCP hints (%s): "
-					  "run as root or ask the operator for "
-					  "'mltcpctl load --hint-group GROUP'%s",
-					  MLTCP_PIN_HINTS,
-					  err == EPERM ? " (on kernels before 6.5 also "
-					  "sysctl kernel.unprivileged_bpf_disabled=0)" : "");
-		return mltcp_fail(err, "cannot open %s: %s", MLTCP_PIN_HINTS, strerror(err));
-	}
+	map_fd = mltcp_open_pin(MLTCP_PIN_HINTS, "MLTCP is not loaded: run 'mltcpctl load' as root",
+				"writing MLTCP hints needs root or the group of "
+				"'mltcpctl load --hint-group GROUP' (on kernels before 6.5 "
+				"also sysctl kernel.unprivileged_bpf_disabled=0)");
+	if (map_fd < 0)
+		return -1;
 	uses = mltcp_socket_uses_mltcp(sockfd);
 	if (uses <= 0) {
 		err = uses < 0 ? errno : EOPNOTSUPP;
@@ -138,6 +146,38 @@ int mltcp_hint_iteration(int sockfd, uint64_t bytes)
 				  sockfd, strerror(err));
 	}
 	close(map_fd);
+	return 0;
+}
+
+int mltcp_socket_window_repairs(int sockfd, uint64_t *repairs)
+{
+	struct mltcp_flow_stats st;
+	int map_fd, err, uses;
+
+	mltcp_err[0] = '\0';
+	if (!repairs)
+		return mltcp_fail(EINVAL, "no place for the count (repairs is NULL)");
+	uses = mltcp_socket_uses_mltcp(sockfd);
+	if (uses <= 0) {
+		if (uses == 0)
+			errno = EOPNOTSUPP;
+		return -1;
+	}
+	map_fd = mltcp_open_pin(MLTCP_PIN_FLOWS,
+				"MLTCP's BPF datapath is not loaded, or was loaded by an "
+				"mltcpctl older than this library: run 'mltcpctl load' as root",
+				"reading window repairs needs root");
+	if (map_fd < 0)
+		return -1;
+	memset(&st, 0, sizeof(st));
+	if (bpf_map_lookup_elem(map_fd, &sockfd, &st) < 0 && errno != ENOENT) {
+		err = errno;
+		close(map_fd);
+		return mltcp_fail(err, "reading the stats of socket %d failed: %s", sockfd,
+				  strerror(err));
+	}
+	close(map_fd);
+	*repairs = st.window_repairs;	/* no entry yet (nothing acked): 0 */
 	return 0;
 }
 

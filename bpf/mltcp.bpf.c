@@ -211,8 +211,13 @@ static __always_inline int mltcp_guard(struct sock *sk, __u32 *high, __u32 beta)
 		tp->snd_cwnd = cwnd;
 		cwnd_fixed = 1;
 	}
-	if (ss_fixed || cwnd_fixed)
+	if (ss_fixed || cwnd_fixed) {
+		struct mltcp_flow_stats *st = bpf_sk_storage_get(&mltcp_flows, sk, NULL, 0);
+
 		__sync_fetch_and_add(&mltcp_guard_repairs, 1);
+		if (st)		/* none before the flow's first stats update */
+			st->window_repairs++;
+	}
 	if (cwnd > *high)
 		*high = cwnd;
 	if (ssthresh != TCP_INFINITE_SSTHRESH && ssthresh > *high)

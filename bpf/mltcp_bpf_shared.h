@@ -29,6 +29,10 @@
 #define MLTCP_PIN_STATS		MLTCP_PIN_DIR "/stats"
 #define MLTCP_PIN_STATE		MLTCP_PIN_DIR "/state"
 #define MLTCP_PIN_COUNTERS	MLTCP_PIN_DIR "/counters"	/* mltcp.bpf.c .bss */
+/* The per-socket stats (SK_STORAGE, struct mltcp_flow_stats), keyed by the
+ * socket's fd from userspace: a process reads its own sockets' entries
+ * (libmltcp's mltcp_socket_window_repairs). */
+#define MLTCP_PIN_FLOWS		MLTCP_PIN_DIR "/flows"
 /* struct_ops registration: "<dir>/link_<cc>" (link) or "<dir>/ops_<cc>" (map) */
 #define MLTCP_PIN_CGROUP_DIR	MLTCP_PIN_DIR "/cgroups"
 /* one cgroup/setsockopt link per attachment: "<dir>/<cgroup id>" */
@@ -126,7 +130,7 @@ struct mltcp_flow_stats {
 	__u32 srtt_us;
 	__u32 variant;		/* enum mltcp_variant */
 	__u32 hint_seq;		/* last hint seq applied (low 32 bits) */
-	__u32 pad;
+	__u32 window_repairs;	/* corrupted windows the guard repaired */
 };
 
 /* What the stats iterator writes per socket. */

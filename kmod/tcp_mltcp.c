@@ -48,7 +48,7 @@
 #include "mltcp.h"
 #include "tcp_mltcp_info.h"
 
-#define MLTCP_MODULE_VERSION	"0.1.1"
+#define MLTCP_MODULE_VERSION	"0.1.2"
 
 /* ---------------------------------------------------------------------- */
 /* Module parameters: one struct mltcp_params shared by both variants.     */

@@ -21,10 +21,11 @@ dynamic loader's search path, in that order.
 """
 import ctypes
 import ctypes.util
+import errno
 import os
 
 __all__ = ["hint", "hint_job", "seed_job", "checked_size", "max_hint_bytes", "uses_mltcp",
-           "MltcpError", "library_path"]
+           "window_repairs", "MltcpError", "library_path"]
 
 
 class MltcpError(OSError):
@@ -68,6 +69,10 @@ def _load():
         lib.mltcp_hint_bytes_max.restype = ctypes.c_uint64
         lib.mltcp_socket_uses_mltcp.argtypes = [ctypes.c_int]
         lib.mltcp_socket_uses_mltcp.restype = ctypes.c_int
+        if hasattr(lib, "mltcp_socket_window_repairs"):     # libmltcp 0.1.2
+            lib.mltcp_socket_window_repairs.argtypes = [ctypes.c_int,
+                                                        ctypes.POINTER(ctypes.c_uint64)]
+            lib.mltcp_socket_window_repairs.restype = ctypes.c_int
         lib.mltcp_last_error.argtypes = []
         lib.mltcp_last_error.restype = ctypes.c_char_p
         return lib, path
@@ -134,3 +139,15 @@ def uses_mltcp(sock):
     if r < 0:
         _raise()
     return r == 1
+
+
+def window_repairs(sock):
+    """Diagnostics: corrupted windows MLTCP's BPF datapath repaired on sock
+    (libmltcp's mltcp_socket_window_repairs; root only)."""
+    if not hasattr(_lib, "mltcp_socket_window_repairs"):
+        raise MltcpError(errno.ENOSYS, "%s predates mltcp_socket_window_repairs (libmltcp 0.1.2)"
+                         % library_path)
+    n = ctypes.c_uint64(0)
+    if _lib.mltcp_socket_window_repairs(_fd(sock), ctypes.byref(n)) != 0:
+        _raise()
+    return n.value

@@ -21,6 +21,8 @@
                                         (after one mltcp.seed_job(S) with
                                         --seed-job S);
                                         stats are sampled at each phase end.
+          --repairs                     report mltcp.window_repairs() before
+                                        closing (window_repairs)
           prints one JSON object on stdout.
 
 Stats come from `mltcpctl stats --json` ($MLTCPCTL), matched by local port.
@@ -247,6 +249,10 @@ def client(args):
         client_bulk(s, args, res)
     elif args.iterations:
         client_iterations(s, args, res)
+    if args.repairs:
+        sys.path.insert(0, args.pydir)
+        import mltcp  # noqa: E402  (the binding under test)
+        res["window_repairs"] = mltcp.window_repairs(s)
     if args.hold:
         time.sleep(args.hold)
     s.close()
@@ -280,6 +286,8 @@ def main():
     cl.add_argument("--seed-job", type=int, help="mltcp.seed_job() before the first --hint-job")
     cl.add_argument("--hint-bytes", type=int, default=0,
                     help="bulk: hint one iteration of this many bytes first")
+    cl.add_argument("--repairs", action="store_true",
+                    help="report the socket's window repairs (libmltcp) before closing")
     cl.add_argument("--hold", type=float, default=0.0, help="seconds to keep the socket open")
     cl.add_argument("--pydir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                     "..", "..", "bpf", "python"))

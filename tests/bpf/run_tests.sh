@@ -538,20 +538,33 @@ LOSS_FLOWS=4 LOSS_ITER=30 LOSS_BYTES=500000 LOSS_GAP_MS=70
 
 retrans_of_a() { ip netns exec "$NS_A" nstat -as TcpRetransSegs 2>/dev/null | awk '$1 == "TcpRetransSegs" { print $2 }'; }
 
+guard_repairs() { "$CTL" stats --prometheus | awk '$1 == "mltcp_window_repairs_total" { print $2 }'; }
+
 loss_run() { # CC: $LOSS_FLOWS iteration flows $NS_A -> $NS_B; prints TcpRetransSegs of $NS_A
-	local cc=$1 i before after pids=() rc=0
+	local cc=$1 i before after pids=() rc=0 repairs=() guard0 guard1 flows=0
+	[[ $cc == mltcp ]] && repairs=(--repairs)
+	guard0=$(guard_repairs)
 	for ((i = 1; i <= LOSS_FLOWS; i++)); do
 		next_port
 		server "$NS_B" $PORT "$WORK/loss$i.json" >&2 || return 1
 		nsenter --net=/run/netns/"$NS_A" $PY "$TRAFFIC" client --host 10.202.2.2 --port $PORT \
 			--cc "$cc" --iterations $LOSS_ITER --bytes $LOSS_BYTES --gap-ms $LOSS_GAP_MS \
-			> "$WORK/lossc$i.json" &
+			"${repairs[@]}" > "$WORK/lossc$i.json" &
 		pids+=($!)
 	done
 	before=$(retrans_of_a)
 	for i in "${pids[@]}"; do wait "$i" || rc=1; done
 	after=$(retrans_of_a)
 	((rc == 0)) || return 1
+	if [[ $cc == mltcp ]]; then
+		# The guard's repairs, per socket (libmltcp) and host-wide: the same.
+		guard1=$(guard_repairs)
+		for ((i = 1; i <= LOSS_FLOWS; i++)); do
+			flows=$((flows + $(json "$WORK/lossc$i.json" "['window_repairs']")))
+		done
+		echo "  window repairs: $flows on the flows' sockets, $((guard1 - guard0)) host-wide" >&2
+		((flows == guard1 - guard0)) || { echo "  per-socket repairs differ from the host's" >&2; return 1; }
+	fi
 	echo $((after - before))
 }
 
@@ -865,22 +878,32 @@ test_jobs() {
 }
 
 # ---------------------------------------------------------------------------
-hint_probe() { # WANT_ERRNO CC: hint on a loopback socket using CC
-	$PY - "$1" "$2" "$PYDIR" <<'EOF'
+# lib_probe WANT_ERRNO CC [repairs]: on a loopback socket using CC, a hint
+# (mltcp.hint) or, with "repairs", the window repair count after some data
+# (mltcp.window_repairs); WANT_ERRNO: OK or the errno expected
+lib_probe() {
+	$PY - "$1" "$2" "${3:-hint}" "$PYDIR" <<'EOF'
 import errno, socket, sys
-want, cc = sys.argv[1], sys.argv[2]
-sys.path.insert(0, sys.argv[3])
+want, cc, what = sys.argv[1:4]
+sys.path.insert(0, sys.argv[4])
 import mltcp
 ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen(1)
 s = socket.socket()
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
 s.connect(ls.getsockname())
 try:
-    mltcp.hint(s, 1000)
+    if what == "repairs":
+        peer, got = ls.accept()[0], 0
+        s.sendall(b"x" * 100000)        # acks give the socket its stats entry
+        while got < 100000:
+            got += len(peer.recv(65536))
+        print("window repairs %d" % mltcp.window_repairs(s))
+    else:
+        mltcp.hint(s, 1000)
+        print("hint accepted")
 except mltcp.MltcpError as e:
     print("MltcpError %s: %s" % (errno.errorcode.get(e.errno), e.strerror))
     sys.exit(0 if e.errno == getattr(errno, want, None) else 1)
-print("hint accepted")
 sys.exit(0 if want == "OK" else 1)
 EOF
 }
@@ -900,7 +923,7 @@ test_badinput() {
 	expect_rc 1 "unload when nothing is loaded" "$CTL" unload
 	expect_rc 1 "set before load" "$CTL" set slope=1024
 	expect_rc 1 "stats before load" "$CTL" stats
-	check "hint when MLTCP is not loaded -> ENOENT" hint_probe ENOENT cubic
+	check "hint when MLTCP is not loaded -> ENOENT" lib_probe ENOENT cubic
 	check "status --json when nothing is loaded" status_json "s == {'default_cc': '$(cat /proc/sys/net/ipv4/tcp_congestion_control)', 'loaded': False}"
 	expect_rc 2 "status --bogus" "$CTL" status --bogus
 	expect_rc 2 "unknown command" "$CTL" frobnicate
@@ -925,8 +948,10 @@ test_badinput() {
 	check "  ... and in status --json, with the derived norms" status_json \
 		"s['parameters']['slope'] == 1536 and s['parameters']['idle_min_us'] == 2000 and s['parameters']['norm_reno'] == 1768"
 	expect_rc 2 "stats --watch abc" "$CTL" stats --watch abc
-	check "hint for a socket using cubic -> EOPNOTSUPP" hint_probe EOPNOTSUPP cubic
-	check "hint for a socket using mltcp (root) -> accepted" hint_probe OK mltcp
+	check "hint for a socket using cubic -> EOPNOTSUPP" lib_probe EOPNOTSUPP cubic
+	check "hint for a socket using mltcp (root) -> accepted" lib_probe OK mltcp
+	check "window repairs of a socket using cubic -> EOPNOTSUPP" lib_probe EOPNOTSUPP cubic repairs
+	check "window repairs of a socket using mltcp_cubic (root) -> a count" lib_probe OK mltcp_cubic repairs
 	expect_rc 1 "non-root mltcpctl status" setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" status
 	# Before 6.5 the bpf() syscall itself refuses unprivileged users (EPERM)
 	# while kernel.unprivileged_bpf_disabled is set; from 6.5 the pin's
@@ -934,14 +959,16 @@ test_badinput() {
 	local denied=EACCES
 	kernel_at_least 6 5 || denied=EPERM
 	check "non-root hint without --hint-group -> $denied" \
-		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY hint_probe $denied mltcp"
+		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f lib_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY lib_probe $denied mltcp"
+	check "non-root window repairs -> $denied" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f lib_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY lib_probe $denied mltcp repairs"
 	check "unload" "$CTL" unload
 	local grp; grp=$(getent group 65534 | cut -d: -f1)
 	check "load --hint-group $grp" "$CTL" load --hint-group "$grp"
 	check "hint map is mode 0660 group $grp" test "$(stat -c '%a %g' /sys/fs/bpf/mltcp/hints)" = "660 65534"
 	if kernel_at_least 6 5; then
 		check "non-root member of $grp may hint (kernel >= 6.5)" \
-			setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f hint_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY hint_probe OK mltcp"
+			setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$(declare -f lib_probe); PY=$PY PYDIR=$PYDIR MLTCP_LIBRARY=$MLTCP_LIBRARY lib_probe OK mltcp"
 	fi
 	check "unload" "$CTL" unload
 	check "nothing of MLTCP remains" nothing_loaded

@@ -139,6 +139,9 @@ const FlowMetric kFlowMetrics[] = {
 	 [](const mltcp_flow_stats &s) { return double(s.cwnd); }, nullptr},
 	{"mltcp_flow_srtt_seconds", "gauge", "Smoothed round-trip time.",
 	 [](const mltcp_flow_stats &s) { return s.srtt_us / 1e6; }, nullptr},
+	{"mltcp_flow_window_repairs_total", "counter",
+	 "Corrupted cwnd/ssthresh values the window guard repaired on this flow.",
+	 [](const mltcp_flow_stats &s) { return double(s.window_repairs); }, nullptr},
 };
 
 // The exposition of one moment; never throws.

@@ -371,7 +371,7 @@ void remove_pins()
 {
 	for (const char *p : {MLTCP_PIN_CONFIG, MLTCP_PIN_HINTS, MLTCP_PIN_JOBS,
 			      MLTCP_PIN_JOB_COUNTERS, MLTCP_PIN_STATS, MLTCP_PIN_STATE,
-			      MLTCP_PIN_COUNTERS})
+			      MLTCP_PIN_COUNTERS, MLTCP_PIN_FLOWS})
 		unlink(p);
 	rmdir(MLTCP_PIN_DIR);
 }
@@ -554,6 +554,7 @@ int cmd_load(const std::vector<std::string> &args)
 		pin_stats_iter(skel);
 		pin_map(skel->maps.mltcp_state, MLTCP_PIN_STATE, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.bss, MLTCP_PIN_COUNTERS, 0600, static_cast<gid_t>(-1));
+		pin_map(skel->maps.mltcp_flows, MLTCP_PIN_FLOWS, 0600, static_cast<gid_t>(-1));
 		pin_map(skel->maps.mltcp_hints, MLTCP_PIN_HINTS, hint_group.empty() ? 0600 : 0660, gid);
 		// Jobs write their own entry through setsockopt (mltcp_jobhint.bpf.c),
 		// never through the map: root only.
@@ -1205,6 +1206,7 @@ void print_json(const std::vector<Flow> &flows)
 			{"cwnd", f.st.cwnd},
 			{"ssthresh", f.st.ssthresh},
 			{"srtt_us", f.st.srtt_us},
+			{"window_repairs", f.st.window_repairs},
 		});
 	std::printf("%s\n", Json{{"flows", list}}.dump(2).c_str());
 }

@@ -70,6 +70,21 @@ uint64_t mltcp_hint_bytes_max(void);
 /* 1 if sockfd uses an MLTCP congestion control, 0 if not, -1 on error. */
 int mltcp_socket_uses_mltcp(int sockfd);
 
+/*
+ * Diagnostics: how many times MLTCP's BPF datapath has found this socket's
+ * cwnd or ssthresh corrupted and repaired it (a kernel that skips a BPF
+ * congestion control's call leaves a register's value there; docs/bpf.md,
+ * "Window guard"), since the socket's first ack, into *repairs.  Returns 0,
+ * or -1 with errno set:
+ *   EOPNOTSUPP  the socket does not use mltcp / mltcp_cubic (the kernel
+ *               module has no guard)
+ *   ENOENT      MLTCP's BPF datapath is not loaded
+ *   EACCES/EPERM  not root
+ *   EBADF       sockfd is not an open file descriptor
+ *   EINVAL      repairs is NULL
+ */
+int mltcp_socket_window_repairs(int sockfd, uint64_t *repairs);
+
 /* Text of this thread's last failure ("" if none). */
 const char *mltcp_last_error(void);
 
