@@ -21,7 +21,8 @@
 // The job emulator's CSV is the workload library's (workload/iteration.h):
 // job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us, with times
 // in microseconds of CLOCK_REALTIME relative to --t0-us, and the loss
-// counters (rto,recoveries,tlp,undo,spurious_rto), which stay empty here.
+// counters (rto,recoveries,tlp,undo,spurious_rto,window_repairs), which stay
+// empty here.
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <signal.h>

@@ -20,16 +20,19 @@ uint64_t realtime_us()
 }
 
 const char kIterationCsvHeaderV1[] = "job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us";
-const char kIterationCsvHeader[] =
+const char kIterationCsvHeaderV2[] =
 	"job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,"
 	"rto,recoveries,tlp,undo,spurious_rto";
+const char kIterationCsvHeader[] =
+	"job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,"
+	"rto,recoveries,tlp,undo,spurious_rto,window_repairs";
 const char *const kLossCounterNames[kLossCounterCount] = {"rto", "recoveries", "tlp", "undo",
-							   "spurious_rto"};
+							   "spurious_rto", "window_repairs"};
 
 int64_t &loss_counter(LossCounters &c, size_t i)
 {
 	int64_t *fields[kLossCounterCount] = {&c.rto, &c.recoveries, &c.tlp, &c.undo,
-					      &c.spurious_rto};
+					      &c.spurious_rto, &c.window_repairs};
 	return *fields[i];
 }
 
@@ -99,11 +102,13 @@ std::vector<JobIterations> parse_iteration_csv(const std::string &text, const st
 	std::istringstream in(text);
 	std::string line;
 	int lineno = 0;
-	if (!std::getline(in, line) || (line != kIterationCsvHeader && line != kIterationCsvHeaderV1))
+	if (!std::getline(in, line) || (line != kIterationCsvHeader && line != kIterationCsvHeaderV2 &&
+					line != kIterationCsvHeaderV1))
 		throw IterationCsvError(origin + ":1: header is not '" + std::string(kIterationCsvHeader) +
-					"' (or its first 7 columns)");
-	const size_t columns = line == kIterationCsvHeader ? kTimeColumns + kLossCounterCount
-							   : kTimeColumns;
+					"' (or its first 12 or 7 columns)");
+	const size_t columns = line == kIterationCsvHeader     ? kTimeColumns + kLossCounterCount
+			       : line == kIterationCsvHeaderV2 ? kTimeColumns + kLossCounterCount - 1
+							       : kTimeColumns;
 	lineno = 1;
 	while (std::getline(in, line)) {
 		lineno++;

@@ -3,14 +3,15 @@
 // mltcp-rdma, mltcp-sim) and the benchmarks and mltcp-metrics read:
 //
 //   job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,
-//   rto,recoveries,tlp,undo,spurious_rto
+//   rto,recoveries,tlp,undo,spurious_rto,window_repairs
 //
 // one row per iteration, times in microseconds from the run's time origin
 // (t0: CLOCK_REALTIME --t0-us on the host, simulated time 0 in ns-3).  The
-// last five columns count the loss recoveries during the iteration's
+// last six columns count the loss recoveries during the iteration's
 // communication phase (LossCounters); a cell is empty when the tool cannot
 // tell (every datapath but mltcp-emu on Linux).  The reader also accepts the
-// older 7-column header (no counters: all unknown).
+// older headers of 7 columns (no counters: all unknown) and 12 (no
+// window_repairs: unknown).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,10 @@ constexpr int64_t kCounterUnknown = -1;
 //                 TCPDSACKUndo + TCPLossUndo)
 //   spurious_rto  of the undone, RTOs that F-RTO found spurious (TCPSpuriousRTOs;
 //                 they are counted in undo, as TCPLossUndo, too)
+// and one of the job's own sending sockets, not of the namespace:
+//   window_repairs  corrupted cwnd/ssthresh values MLTCP's BPF datapath
+//                 repaired on them (libmltcp's mltcp_socket_window_repairs;
+//                 unknown for any other congestion control)
 // kCounterUnknown where unknown.
 struct LossCounters {
 	int64_t rto = kCounterUnknown;
@@ -48,9 +53,10 @@ struct LossCounters {
 	int64_t tlp = kCounterUnknown;
 	int64_t undo = kCounterUnknown;
 	int64_t spurious_rto = kCounterUnknown;
+	int64_t window_repairs = kCounterUnknown;
 };
 
-constexpr size_t kLossCounterCount = 5;
+constexpr size_t kLossCounterCount = 6;
 extern const char *const kLossCounterNames[kLossCounterCount];	// the CSV column names
 // Counter i (0 <= i < kLossCounterCount) in the order of kLossCounterNames.
 int64_t &loss_counter(LossCounters &c, size_t i);
@@ -84,6 +90,7 @@ struct JobIterations {
 };
 
 extern const char kIterationCsvHeader[];	// the header line, without '\n'
+extern const char kIterationCsvHeaderV2[];	// the 12-column header the reader also takes
 extern const char kIterationCsvHeaderV1[];	// the 7-column header the reader also takes
 
 // Writes the header line.

@@ -107,16 +107,27 @@ LossSummary::LossSummary()
 		total[c] = kCounterUnknown;
 		per_100_iter[c] = NAN;
 	}
+	rto_unrepaired_per_100_iter = NAN;
 }
 
 namespace {
 
+double per_100(int64_t total, size_t iterations)
+{
+	return total == kCounterUnknown || !iterations ? NAN
+						       : 100.0 * (double)total / (double)iterations;
+}
+
 void set_rates(LossSummary &s)
 {
 	for (size_t c = 0; c < kLossCounterCount; c++)
-		s.per_100_iter[c] = s.total[c] == kCounterUnknown || !s.iterations
-					    ? NAN
-					    : 100.0 * (double)s.total[c] / (double)s.iterations;
+		s.per_100_iter[c] = per_100(s.total[c], s.iterations);
+	s.rto_unrepaired_per_100_iter = per_100(s.rto_unrepaired, s.iterations);
+}
+
+int64_t add_counts(int64_t a, int64_t b)
+{
+	return a == kCounterUnknown || b == kCounterUnknown ? kCounterUnknown : a + b;
 }
 
 }  // namespace
@@ -137,9 +148,15 @@ LossSummary loss_summary(const std::vector<Iteration> &its, size_t warmup)
 		}
 		s.total[c] = sum;
 	}
-	for (size_t i = warmup; i < its.size(); i++)
-		if (its[i].loss.rto > 0)
+	s.rto_unrepaired = 0;
+	for (size_t i = warmup; i < its.size(); i++) {
+		const LossCounters &l = its[i].loss;
+		if (l.rto > 0)
 			s.rto_iterations.push_back(i);
+		s.rto_unrepaired = add_counts(s.rto_unrepaired, l.window_repairs == kCounterUnknown
+									? kCounterUnknown
+									: l.window_repairs ? 0 : l.rto);
+	}
 	set_rates(s);
 	return s;
 }
@@ -151,12 +168,12 @@ LossSummary combine_losses(const std::vector<LossSummary> &jobs)
 		return s;
 	for (size_t c = 0; c < kLossCounterCount; c++)
 		s.total[c] = 0;
+	s.rto_unrepaired = 0;
 	for (const LossSummary &j : jobs) {
 		s.iterations += j.iterations;
 		for (size_t c = 0; c < kLossCounterCount; c++)
-			if (s.total[c] != kCounterUnknown)
-				s.total[c] = j.total[c] == kCounterUnknown ? kCounterUnknown
-									   : s.total[c] + j.total[c];
+			s.total[c] = add_counts(s.total[c], j.total[c]);
+		s.rto_unrepaired = add_counts(s.rto_unrepaired, j.rto_unrepaired);
 	}
 	set_rates(s);
 	return s;
@@ -171,9 +188,7 @@ void add_rank_losses(JobIterations &job, const JobIterations &rank)
 	for (size_t i = 0; i < job.iterations.size(); i++)
 		for (size_t c = 0; c < kLossCounterCount; c++) {
 			int64_t &mine = loss_counter(job.iterations[i].loss, c);
-			int64_t theirs = loss_counter(rank.iterations[i].loss, c);
-			mine = mine == kCounterUnknown || theirs == kCounterUnknown ? kCounterUnknown
-										    : mine + theirs;
+			mine = add_counts(mine, loss_counter(rank.iterations[i].loss, c));
 		}
 }
 

@@ -73,6 +73,11 @@ struct LossSummary {
 	int64_t total[kLossCounterCount];
 	double per_100_iter[kLossCounterCount];
 	std::vector<size_t> rto_iterations;	// iteration numbers with rto > 0
+	// RTOs in iterations without a window repair: the ones a host that
+	// corrupts no window would have had too (kCounterUnknown, NaN: rto or
+	// window_repairs unknown in some iteration).
+	int64_t rto_unrepaired = kCounterUnknown;
+	double rto_unrepaired_per_100_iter;
 	LossSummary();
 };
 

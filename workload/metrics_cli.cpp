@@ -27,7 +27,8 @@ const char kUsage[] =
 	"                     [--rank JOB=FILE.csv ...] FILE.csv ...\n"
 	"\n"
 	"Reads per-iteration CSVs (job,iteration,bytes,start_us,comm_start_us,\n"
-	"comm_end_us,end_us,rto,recoveries,tlp,undo,spurious_rto, workload/iteration.h;\n"
+	"comm_end_us,end_us,rto,recoveries,tlp,undo,spurious_rto,window_repairs,\n"
+	"workload/iteration.h;\n"
 	"one or more jobs per file; the first job is the one\n"
 	"interleaved_at counts iterations of) and prints the run's metrics as JSON:\n"
 	"per job iterations, mean_us, p99_us (nearest rank, after the warm-up),\n"
@@ -38,8 +39,11 @@ const char kUsage[] =
 	"mean_ratio_after and p99_ratio_after (iterations starting once\n"
 	"interleaved).  Loss recoveries (the CSV's rto, recoveries, tlp, undo,\n"
 	"spurious_rto: counters of the job's network namespace during each\n"
-	"communication phase) per job after the warm-up in \"losses\": totals,\n"
-	"<counter>_per_100_iter and rto_iterations (the iterations with an RTO),\n"
+	"communication phase; window_repairs: corrupted windows MLTCP's BPF\n"
+	"datapath repaired on the job's sockets) per job after the warm-up in\n"
+	"\"losses\": totals, <counter>_per_100_iter, rto_iterations (the\n"
+	"iterations with an RTO) and rto_unrepaired (RTOs in phases without a\n"
+	"window repair; null if window_repairs is unknown),\n"
 	"and per iteration in \"loss_per_iteration\"; for the run the same totals\n"
 	"and rates over all jobs.  null: not defined (no isolated mean, never\n"
 	"interleaved, a counter the CSV does not know).\n"
@@ -100,6 +104,8 @@ std::string losses_json(const LossSummary &s, bool with_iterations)
 	for (size_t c = 0; c < kLossCounterCount; c++)
 		o += std::string(", \"") + kLossCounterNames[c] + "\": " + counter(s.total[c]) +
 		     ", \"" + kLossCounterNames[c] + "_per_100_iter\": " + num(s.per_100_iter[c]);
+	o += ", \"rto_unrepaired\": " + counter(s.rto_unrepaired) +
+	     ", \"rto_unrepaired_per_100_iter\": " + num(s.rto_unrepaired_per_100_iter);
 	if (with_iterations) {
 		o += ", \"rto_iterations\": [";
 		for (size_t i = 0; i < s.rto_iterations.size(); i++)

@@ -11,16 +11,18 @@ check_iteration_csv() {
 	local csv=$1 job=$2 rows=$3 even=$4 odd=$5 label=$6
 	[[ $(wc -l <"$csv") -eq $((rows + 1)) ]] ||
 		fail "$label: CSV should have a header and $rows rows: $(cat "$csv")"
-	head -1 "$csv" | grep -qx 'job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,rto,recoveries,tlp,undo,spurious_rto' ||
+	head -1 "$csv" | grep -qx 'job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,rto,recoveries,tlp,undo,spurious_rto,window_repairs' ||
 		fail "$label: CSV header"
 	awk -F, -v job="$job" -v even="$even" -v odd="$odd" 'NR>1 {
 		want = ($2 % 2 == 0) ? even : odd
 		if ($1 != job || $2 != NR-2 || $3 != want) { print "row " NR ": " $0; exit 1 }
 		if (!($4 <= $5 && $5 < $6 && $6 <= $7)) { print "order " NR ": " $0; exit 1 }
 		if ($5 - $4 < 20000) { print "compute too short " NR ": " $0; exit 1 }
-		if (NF != 12) { print "columns " NR ": " $0; exit 1 }
+		if (NF != 13) { print "columns " NR ": " $0; exit 1 }
 		for (c = 8; c <= 12; c++)
 			if ($c !~ /^[0-9]+$/) { print "loss counter " c " " NR ": " $0; exit 1 }
+		# window_repairs: known only for MLTCP BPF sockets
+		if ($13 !~ /^[0-9]*$/) { print "window_repairs " NR ": " $0; exit 1 }
 	}' "$csv" || fail "$label: CSV content"
 }
 

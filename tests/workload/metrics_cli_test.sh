@@ -32,10 +32,10 @@ m, alone = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 ring = m["jobs"][0]["losses"]
 want = {"iterations": 5, "rto": 3, "recoveries": 5, "tlp": 3, "undo": 1, "spurious_rto": None,
         "rto_per_100_iter": 60, "recoveries_per_100_iter": 100, "spurious_rto_per_100_iter": None,
-        "rto_iterations": [2, 3]}
+        "rto_iterations": [2, 3], "rto_unrepaired": None}   # 12-column CSVs: no repairs
 bad = {k: ring.get(k) for k, v in want.items() if ring.get(k) != v}
 if m["jobs"][0]["loss_per_iteration"][3] != {"rto": 2, "recoveries": 1, "tlp": 0, "undo": 0,
-                                             "spurious_rto": 0}:
+                                             "spurious_rto": 0, "window_repairs": None}:
     bad["loss_per_iteration"] = m["jobs"][0]["loss_per_iteration"]
 if m["jobs"][1]["losses"]["rto"] is not None or m["losses"]["rto"] is not None:
     bad["unknown"] = (m["jobs"][1]["losses"], m["losses"])

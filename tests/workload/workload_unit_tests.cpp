@@ -217,22 +217,23 @@ TEST(IterationCsv, WriterAndReaderRoundTrip)
 	std::getline(in, header);
 	std::getline(in, row);
 	EXPECT_EQ(header, kIterationCsvHeader);
-	EXPECT_EQ(row, "a,0,10,-100,0,200,200,,,,,");	// counters unknown: empty
+	EXPECT_EQ(row, "a,0,10,-100,0,200,200,,,,,,");	// counters unknown: empty
 	// Known counters are written and read back; unknown ones stay unknown.
 	LossCounters l;
-	l.rto = 1, l.recoveries = 0, l.tlp = 12, l.spurious_rto = 3;
+	l.rto = 1, l.recoveries = 0, l.tlp = 12, l.spurious_rto = 3, l.window_repairs = 4;
 	std::vector<Iteration> one = {{5, 0, 1, 2, 3, l}};
 	EXPECT_EQ(write_iteration_csv(path, "c", one, 0), "");
 	std::ifstream in2(path);
 	std::getline(in2, header);
 	std::getline(in2, row);
-	EXPECT_EQ(row, "c,0,5,0,1,2,3,1,0,12,,3");
+	EXPECT_EQ(row, "c,0,5,0,1,2,3,1,0,12,,3,4");
 	auto c = read_iteration_csv(path)[0].iterations[0].loss;
 	EXPECT_EQ(c.rto, 1);
 	EXPECT_EQ(c.recoveries, 0);
 	EXPECT_EQ(c.tlp, 12);
 	EXPECT_EQ(c.undo, kCounterUnknown);
 	EXPECT_EQ(c.spurious_rto, 3);
+	EXPECT_EQ(c.window_repairs, 4);
 	EXPECT_NE(write_iteration_csv("/nonexistent/x.csv", "a", {}, 0).find("/nonexistent/x.csv"),
 		  std::string::npos);
 }
@@ -258,13 +259,22 @@ TEST(IterationCsv, ErrorsNameLineAndColumn)
 		  std::string::npos);
 	EXPECT_EQ(error_of(h + "a,0,1,0,1,2,3\nb,0,1,0,1,2,3\na,1,1,3,4,5,6\n"), "");
 	EXPECT_THROW(read_iteration_csv("/nonexistent/x.csv"), IterationCsvError);
-	// The 12-column header: counters are non-negative integers or empty.
-	EXPECT_EQ(error_of(h2 + "a,0,1,0,1,2,3,0,1,,2,\n"), "");
-	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3\n").find("t.csv:2: 7 columns, the header has 12"),
+	// The 13-column header: counters are non-negative integers or empty.
+	EXPECT_EQ(error_of(h2 + "a,0,1,0,1,2,3,0,1,,2,,\n"), "");
+	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3\n").find("t.csv:2: 7 columns, the header has 13"),
 		  std::string::npos);
-	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3,0,-1,0,0,0\n").find("t.csv:2: column recoveries"),
+	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3,0,-1,0,0,0,0\n").find("t.csv:2: column recoveries"),
 		  std::string::npos);
-	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3,0,0,x,0,0\n").find("t.csv:2: column tlp"),
+	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3,0,0,x,0,0,0\n").find("t.csv:2: column tlp"),
+		  std::string::npos);
+	EXPECT_NE(error_of(h2 + "a,0,1,0,1,2,3,0,0,0,0,0,-2\n").find("t.csv:2: column window_repairs"),
+		  std::string::npos);
+	// The 12-column header (before window_repairs): that counter unknown.
+	const std::string h12 = std::string(kIterationCsvHeaderV2) + "\n";
+	auto old = parse_iteration_csv(h12 + "a,0,1,0,1,2,3,2,1,0,0,0\n", "t")[0].iterations[0].loss;
+	EXPECT_EQ(old.rto, 2);
+	EXPECT_EQ(old.window_repairs, kCounterUnknown);
+	EXPECT_NE(error_of(h12 + "a,0,1,0,1,2,3,2,1,0,0,0,0\n").find("13 columns, the header has 12"),
 		  std::string::npos);
 	// The old header's rows have no counters: unknown.
 	EXPECT_EQ(parse_iteration_csv(h + "a,0,1,0,1,2,3\n", "t")[0].iterations[0].loss.rto,
@@ -273,10 +283,12 @@ TEST(IterationCsv, ErrorsNameLineAndColumn)
 
 namespace {
 
-LossCounters counters(int64_t rto, int64_t recoveries, int64_t tlp, int64_t undo, int64_t spurious)
+LossCounters counters(int64_t rto, int64_t recoveries, int64_t tlp, int64_t undo, int64_t spurious,
+		      int64_t repairs = 0)
 {
 	LossCounters c;
 	c.rto = rto, c.recoveries = recoveries, c.tlp = tlp, c.undo = undo, c.spurious_rto = spurious;
+	c.window_repairs = repairs;
 	return c;
 }
 
@@ -300,6 +312,20 @@ TEST(Losses, SummaryAfterTheWarmup)
 	EXPECT_DOUBLE_EQ(s.per_100_iter[0], 60.0);
 	EXPECT_DOUBLE_EQ(s.per_100_iter[1], 100.0);
 	EXPECT_EQ(s.rto_iterations, (std::vector<size_t>{2, 5}));
+	EXPECT_EQ(s.rto_unrepaired, 3);
+	// An RTO in a phase whose window the BPF datapath repaired is not counted
+	// as unrepaired; repairs unknown in one iteration make it unknown.
+	a[5].loss.window_repairs = 1;
+	s = loss_summary(a, 1);
+	EXPECT_EQ(s.total[0], 3);
+	EXPECT_EQ(s.total[5], 1);
+	EXPECT_EQ(s.rto_unrepaired, 1);
+	EXPECT_DOUBLE_EQ(s.rto_unrepaired_per_100_iter, 20.0);
+	a[4].loss.window_repairs = kCounterUnknown;
+	s = loss_summary(a, 1);
+	EXPECT_EQ(s.rto_unrepaired, kCounterUnknown);
+	EXPECT_TRUE(std::isnan(s.rto_unrepaired_per_100_iter));
+	a[4].loss.window_repairs = a[5].loss.window_repairs = 0;
 	// Warm-up as long as the run: all iterations count (as iter_stats).
 	EXPECT_EQ(loss_summary(a, 6).total[0], 12);
 	// One unknown iteration makes that counter unknown, not smaller.
@@ -313,6 +339,7 @@ TEST(Losses, SummaryAfterTheWarmup)
 	for (size_t c = 0; c < kLossCounterCount; c++)
 		EXPECT_EQ(u.total[c], kCounterUnknown) << kLossCounterNames[c];
 	EXPECT_TRUE(u.rto_iterations.empty());
+	EXPECT_EQ(u.rto_unrepaired, kCounterUnknown);
 	EXPECT_EQ(loss_summary({}, 0).total[0], kCounterUnknown);
 }
 
@@ -329,10 +356,12 @@ TEST(Losses, RunCombinesJobsAndRanks)
 	EXPECT_EQ(m.losses.total[0], 3);
 	EXPECT_DOUBLE_EQ(m.losses.per_100_iter[0], 30.0);
 	EXPECT_DOUBLE_EQ(m.losses.per_100_iter[2], 100.0);
+	EXPECT_EQ(m.losses.rto_unrepaired, 3);
 	// A job without counters makes the run's unknown.
 	LossSummary unknown;
 	unknown.iterations = 5;
 	EXPECT_EQ(combine_losses({m.jobs[0].losses, unknown}).total[0], kCounterUnknown);
+	EXPECT_EQ(combine_losses({m.jobs[0].losses, unknown}).rto_unrepaired, kCounterUnknown);
 	EXPECT_EQ(combine_losses({}).total[0], kCounterUnknown);
 	// A ring's other rank adds its own namespace's counters.
 	JobIterations rank1 = jobs[0];

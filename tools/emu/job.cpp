@@ -28,6 +28,23 @@ void hint_iteration(int fd, uint64_t bytes)
 #endif
 }
 
+int64_t read_window_repairs(const std::vector<int> &fds)
+{
+#ifdef MLTCP_EMU_HAVE_LIBMLTCP
+	int64_t sum = 0;
+	for (int fd : fds) {
+		uint64_t n = 0;
+		if (mltcp_socket_window_repairs(fd, &n) < 0)
+			return kCounterUnknown;
+		sum += (int64_t)n;
+	}
+	return fds.empty() ? kCounterUnknown : sum;
+#else
+	(void)fds;
+	return kCounterUnknown;
+#endif
+}
+
 void write_outputs(const SendOptions &o, const Profile &p, const std::vector<IterRecord> &recs,
 		   uint64_t t0, uint64_t bulk_bytes, const std::string &extra_json)
 {

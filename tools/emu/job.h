@@ -18,14 +18,20 @@ namespace mltcp_emu {
 // One iteration, in CLOCK_REALTIME microseconds.
 using IterRecord = mltcp_workload::Iteration;
 
+// The window repairs MLTCP's BPF datapath made on these sockets so far
+// (libmltcp), summed; kCounterUnknown when any of them does not use MLTCP's
+// BPF datapath, it cannot be read (not root), or the build has no libmltcp.
+int64_t read_window_repairs(const std::vector<int> &fds);
+
 // The iteration schedule every job kind shares: compute (for an async,
 // Dorylus-like profile overlapped with the previous communication phase, so
 // only its remainder waits), then communicate(i, bytes), one record each.
-// The namespace's loss counters (netstat.h) are read just before the phase's
-// first byte and just after its last confirmation, outside its timing.
+// The namespace's loss counters (netstat.h) and the window repairs on the
+// job's sending sockets `send_fds` are read just before the phase's first
+// byte and just after its last confirmation, outside its timing.
 template <typename Communicate>
 std::vector<IterRecord> run_schedule(const Profile &p, uint64_t iterations, uint64_t t_start,
-				     Communicate communicate)
+				     const std::vector<int> &send_fds, Communicate communicate)
 {
 	std::vector<IterRecord> recs;
 	uint64_t prev_end = t_start, prev_comm_start = 0;
@@ -35,11 +41,14 @@ std::vector<IterRecord> run_schedule(const Profile &p, uint64_t iterations, uint
 		r.start_us = (int64_t)prev_end;
 		uint64_t compute_from = (p.async && i > 0) ? prev_comm_start : prev_end;
 		sleep_until_us(compute_from + p.compute_us);
-		const LossCounters before = read_loss_totals();
+		LossCounters before = read_loss_totals(), after;
+		before.window_repairs = read_window_repairs(send_fds);
 		r.comm_start_us = (int64_t)realtime_us();
 		communicate(i, r.bytes);
 		r.comm_end_us = r.end_us = (int64_t)realtime_us();
-		r.loss = loss_delta(before, read_loss_totals());
+		after = read_loss_totals();
+		after.window_repairs = read_window_repairs(send_fds);
+		r.loss = loss_delta(before, after);
 		prev_end = (uint64_t)r.end_us;
 		prev_comm_start = (uint64_t)r.comm_start_us;
 		recs.push_back(r);

@@ -417,7 +417,8 @@ void ring_allreduce(RingLinks &l, uint64_t iteration, uint32_t bucket, uint64_t 
 std::vector<IterRecord> run_ring_iterations(const Profile &p, const SendOptions &o, RingLinks &l,
 					    uint64_t t_start, int stall_ms)
 {
-	return run_schedule(p, o.iterations, t_start, [&](uint64_t i, uint64_t bytes) {
+	// This rank sends on next_fd only (prev_fd is the previous rank's sender).
+	return run_schedule(p, o.iterations, t_start, {l.next_fd}, [&](uint64_t i, uint64_t bytes) {
 		if (o.hints) {
 			uint64_t mine = 0;
 			for (uint32_t b = 0; b < p.buckets; b++)

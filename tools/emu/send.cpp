@@ -83,7 +83,7 @@ void send_parallel(std::vector<Outgoing> &out)
 std::vector<IterRecord> run_iterations(const Profile &p, const SendOptions &o,
 				       const std::vector<int> &fds, uint64_t t_start)
 {
-	return run_schedule(p, o.iterations, t_start, [&](uint64_t i, uint64_t bytes) {
+	return run_schedule(p, o.iterations, t_start, fds, [&](uint64_t i, uint64_t bytes) {
 		if (o.hints)
 			for (uint32_t c = 0; c < fds.size(); c++)
 				if (uint64_t mine = iteration_share(p, bytes, c))
