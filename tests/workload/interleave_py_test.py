@@ -65,8 +65,9 @@ def check(data):
     with open(os.path.join(data, "iterations.csv")) as f:
         lines = f.read().splitlines()
     if lines[0] != "job,cc,iteration,iter_ms,comm_ms,overlap,rto,recoveries,tlp,undo," \
-                   "spurious_rto" or lines[4] != "ring,mltcp,3,0.200,0.100,1.000,2,1,0,0,0" or \
-            lines[7] != "a,reno,0,0.300,0.200,1.000,,,,,":
+                   "spurious_rto,window_repairs" or \
+            lines[4] != "ring,mltcp,3,0.200,0.100,1.000,2,1,0,0,0," or \
+            lines[7] != "a,reno,0,0.300,0.200,1.000,,,,,,":
         sys.exit("FAIL: iterations.csv: %s" % lines[:8])
     if il.mix_cc_profiles("partial_test", ["mltcp", "cubic"]) != {
             ("p", "mltcp"), ("p", "reno"), ("p", "cubic")}:
@@ -114,6 +115,26 @@ def check(data):
                     ["partial"])[("partial", "mltcp")]["window_repairs"] is not None:
         sys.exit("FAIL: a run without a repair count must make the sum unknown")
     print("ok: window repairs read, summed and shown")
+
+    # Per phase (window_repairs, data/README.md's rep.csv): RTOs in phases
+    # without a repair are counted apart, in the RESULT fields and table.
+    il.MIXES["repairs_test"] = ("one job with repairs", [("rep", "p")])
+    rows = {"rep": il.read_csv(os.path.join(data, "rep.csv"))}
+    res = il.analyse("repairs_test", "mltcp", rows, {("p", "mltcp"): 200}, 1, data, {}, 0)
+    lo = res["losses"]
+    fields = il.loss_fields(dict(res, rto_iterations=[])) + " "
+    if (lo["rto"], lo["window_repairs"], lo["rto_unrepaired"]) != (3, 3, 1) or \
+            lo["rto_unrepaired_per_100_iter"] != 20 or \
+            " rto_unrepaired=1 rto_unrepaired_per_100_iter=20.0 " not in fields or \
+            " window_repairs_per_100_iter=60.0 " not in fields:
+        sys.exit("FAIL: RTOs without a window repair (rep.csv: rto 3, 1 of them in a "
+                 "phase without a repair): %s | %s" % (lo, fields))
+    table = il.summarise([dict(res, mix="repairs_test", cc="mltcp")], ["mltcp"],
+                         ["repairs_test"])
+    text = il.print_table(table, ["mltcp"], ["repairs_test"], out=lambda _: None)
+    if text.splitlines()[1].split()[10:12] != ["60.0", "20.0"]:
+        sys.exit("FAIL: rto/100 and rto_u/100 columns: %s" % text)
+    print("ok: RTOs in phases without a window repair")
 
     # Periods: job q (period 190 ms, phase 40 ms) must be slowed to p's 200
     # ms by sharing the link; 10 of its 50 ms is 0.20 of the phase, no

@@ -24,8 +24,10 @@ library's workload/metrics.cpp, which the simulator links too):
 Loss recoveries: every job (every ring rank) runs in a sender namespace of
 its own, and mltcp-emu records per iteration the differences of that
 namespace's TCP counters over the communication phase (rto, recoveries,
-tlp, undo, spurious_rto; `mltcp-emu --help`); a ring job's are the sum over
-its ranks.  A run's <counter>_per_100_iter counts the events of all its
+tlp, undo, spurious_rto; `mltcp-emu --help`) and the window repairs on its
+own sending sockets (window_repairs, MLTCP's BPF datapath only); a ring
+job's are the sum over its ranks.  rto_unrepaired counts the RTOs of phases
+without a window repair.  A run's <counter>_per_100_iter counts the events of all its
 jobs per 100 iterations after the warm-up.  Each run directory keeps them per
 iteration in iterations.csv, with the iteration's and phase's durations.
 window_repairs: the windows that MLTCP's BPF datapath found corrupted by
@@ -681,7 +683,8 @@ def run_metrics(paths, iso_us, warmup, ranks=None, iso_runs=None):
     return json.loads(p.stdout)
 
 
-LOSS_COUNTERS = ("rto", "recoveries", "tlp", "undo", "spurious_rto")   # workload/iteration.h
+LOSS_COUNTERS = ("rto", "recoveries", "tlp", "undo", "spurious_rto",    # workload/iteration.h
+                 "window_repairs")
 
 
 def rank_csvs(rundir, job):
@@ -963,6 +966,11 @@ def summarise(results, ccs, mixes):
                 "per_100_iter": {c: median_known([r["losses"]["%s_per_100_iter" % c]
                                                   for r in rs]) for c in LOSS_COUNTERS},
                 "rto_median_run": median_known([r["losses"]["rto"] for r in rs]),
+                # The same for RTOs in phases without a window repair.
+                "rto_unrepaired_per_100": median_known(
+                    [r["losses"].get("rto_unrepaired_per_100_iter") for r in rs]),
+                "rto_unrepaired_median_run": median_known(
+                    [r["losses"].get("rto_unrepaired") for r in rs]),
                 # Summed over the repetitions; None where MLTCP did not run.
                 "window_repairs": sum(r["window_repairs"] for r in rs)
                 if all(r.get("window_repairs") is not None for r in rs) else None,
@@ -991,6 +999,9 @@ def loss_fields(res):
     hits = res.get("rto_iterations") or []
     out += " rto=%s rto_iterations=%s" % (fmt_count(lo["rto"]), ",".join(
         "%s@%d:%.0fms" % (j, i, ms) for j, i, ms, _ in hits) or "none")
+    if lo.get("rto_unrepaired") is not None:
+        out += " rto_unrepaired=%d rto_unrepaired_per_100_iter=%.1f" % (
+            lo["rto_unrepaired"], lo["rto_unrepaired_per_100_iter"])
     if res.get("window_repairs") is not None:
         out += " window_repairs=%d" % res["window_repairs"]
     if res.get("cpu"):
@@ -1001,10 +1012,10 @@ def loss_fields(res):
 
 def print_table(table, ccs, mixes, out=log):
     w = max([14] + [len(m) for m in mixes])     # mix column (two_identical_vm)
-    lines = ["%-*s %-12s %4s %10s %9s %9s %8s %12s %6s %7s %7s %7s %7s %5s %7s" %
+    lines = ["%-*s %-12s %4s %10s %9s %9s %8s %12s %6s %7s %9s %7s %7s %7s %5s %7s" %
              (w, "mix", "cc", "reps", "mean_ratio", "p99_ratio", "p99_after", "overlap",
-              "interleaved", "bulk", "rto/100", "rec/100", "tlp/100", "undo/100", "cpu",
-              "repairs")]
+              "interleaved", "bulk", "rto/100", "rto_u/100", "rec/100", "tlp/100", "undo/100",
+              "cpu", "repairs")]
     for mix in mixes:
         for cc in ccs:
             t = table.get((mix, cc))
@@ -1016,15 +1027,17 @@ def print_table(table, ccs, mixes, out=log):
                 t["overlap"],
                 "%s (%d/%d)" % (fmt_iter(t["interleaved_at"]), t["interleaved_runs"], t["reps"]),
                 "-" if t["bulk_share"] is None else "%.2f" % t["bulk_share"]) +
-                " %7s %7s %7s %7s %5s" % tuple(
-                    ["?" if t["per_100_iter"][c] is None else "%.1f" % t["per_100_iter"][c]
-                     for c in ("rto", "recoveries", "tlp", "undo")] +
+                " %7s %9s %7s %7s %7s %5s" % tuple(
+                    ["?" if v is None else "%.1f" % v
+                     for v in [t["per_100_iter"]["rto"], t.get("rto_unrepaired_per_100")] +
+                     [t["per_100_iter"][c] for c in ("recoveries", "tlp", "undo")]] +
                     ["-" if t["cpu_busy_max"] is None else "%.2f" % t["cpu_busy_max"]]) +
                 " %7s" % ("-" if t.get("window_repairs") is None else t["window_repairs"]))
     lines.append("(rto, rec(overies), tlp, undo: events per 100 iterations after the warm-up, "
-                 "all jobs, during communication phases, ? unknown; cpu: the busiest CPU's busy "
-                 "fraction, largest over repetitions; repairs: corrupted windows the BPF "
-                 "datapath's guard repaired, all repetitions, docs/bpf.md \"Window guard\")")
+                 "all jobs, during communication phases, ? unknown; rto_u: the RTOs in phases "
+                 "in which the BPF datapath repaired no window of the job; cpu: the busiest "
+                 "CPU's busy fraction, largest over repetitions; repairs: corrupted windows the "
+                 "BPF datapath's guard repaired, all repetitions, docs/bpf.md \"Window guard\")")
     text = "\n".join(lines)
     out(text)
     return text
@@ -1095,8 +1108,11 @@ def check_targets(table, iso, show=log):
             rto = a["rto_median_run"]
             add("%s %s no RTO in comm phases (median run)" % (mix, ml),
                 None if rto is None else rto == 0,
-                "RTOs in the median run %s, per 100 iterations %s" % (
-                    fmt_count(rto), fmt_count(a["per_100_iter"]["rto"])))
+                "RTOs in the median run %s, per 100 iterations %s; in phases without a "
+                "window repair %s, per 100 iterations %s" % (
+                    fmt_count(rto), fmt_count(a["per_100_iter"]["rto"]),
+                    fmt_count(a.get("rto_unrepaired_median_run")),
+                    fmt_count(a.get("rto_unrepaired_per_100"))))
         for mix, by in CONVERGE_BY.items():
             a = t(mix, ml)
             if a:
