@@ -140,17 +140,13 @@ LossSummary loss_summary(const std::vector<Iteration> &its, size_t warmup)
 	s.iterations = its.size() - warmup;
 	if (!s.iterations)
 		return s;
-	for (size_t c = 0; c < kLossCounterCount; c++) {
-		int64_t sum = 0;
-		for (size_t i = warmup; i < its.size() && sum != kCounterUnknown; i++) {
-			int64_t v = loss_counter(its[i].loss, c);
-			sum = v == kCounterUnknown ? kCounterUnknown : sum + v;
-		}
-		s.total[c] = sum;
-	}
+	for (size_t c = 0; c < kLossCounterCount; c++)
+		s.total[c] = 0;
 	s.rto_unrepaired = 0;
 	for (size_t i = warmup; i < its.size(); i++) {
 		const LossCounters &l = its[i].loss;
+		for (size_t c = 0; c < kLossCounterCount; c++)
+			s.total[c] = add_counts(s.total[c], loss_counter(l, c));
 		if (l.rto > 0)
 			s.rto_iterations.push_back(i);
 		s.rto_unrepaired = add_counts(s.rto_unrepaired, l.window_repairs == kCounterUnknown
