@@ -22,9 +22,10 @@ to the address its hostname resolves to, 127.0.0.1 in a namespace.
 
 --csv writes one row per iteration in the project's workload format
 (job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,rto,
-recoveries,tlp,undo,spurious_rto; iterations from 0, us from t0, bytes =
-what the rank's ring all-reduce sends per iteration, the last five the loss
-recoveries of the rank's network namespace during the phase, tcp_counters.py).
+recoveries,tlp,undo,spurious_rto,window_repairs; iterations from 0, us from
+t0, bytes = what the rank's ring all-reduce sends per iteration, then the
+loss recoveries of the rank's network namespace during the phase and the
+window repairs on the rank's MLTCP sockets, tcp_counters.py).
 --start-dir synchronises several jobs: the rank creates
 <dir>/ready-<job>-<rank> once set up and waits for <dir>/go (its content: t0
 in microseconds since the epoch, also the CSV's time origin).  Exit codes: 0 ok, 2 usage, 3 torch missing,
@@ -150,9 +151,9 @@ def main():
     marks = {}
 
     def timed_allreduce(process_group, bucket):
-        if bucket.index() == 0:
-            marks["comm_start"] = now_us()
+        if bucket.index() == 0:   # the counters first: their reading is not communication
             marks["counters"] = tcp_counters.read()
+            marks["comm_start"] = now_us()
         return default_hooks.allreduce_hook(process_group, bucket)
 
     if args.hint:

@@ -125,13 +125,14 @@ expect 4 "a second launcher while the first runs" "refused: another PyTorch laun
 	$PY "$LAUNCH" --cc reno --jobs 1 --out "$WORK/second" -- "${TINY[@]}"
 wait $LPID; rc=$?
 if ((rc == 0)); then ok "launcher: job finished"; else bad "launcher exit $rc"; tail -n 15 "$WORK/run.out"; fi
-check "rank 0 wrote 8 ordered workload rows" $PY - "$WORK/run/job1-rank0.csv" <<'EOF'
+check "rank 0 wrote 8 ordered workload rows, each with its window repairs" $PY - "$WORK/run/job1-rank0.csv" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert [int(r["iteration"]) for r in rows] == list(range(8)), rows
 for r in rows:
     t = [int(r[k]) for k in ("start_us", "comm_start_us", "comm_end_us", "end_us")]
     assert t == sorted(t) and int(r["bytes"]) > 0, r
+    assert r["window_repairs"].isdigit(), "window repairs of the rank's MLTCP sockets: %s" % r
 print(rows[-1])
 EOF
 check "the hints reached Gloo's data connections (mltcp, hinted >= 3)" $PY - "$WORK/run/mltcp-stats.jsonl" <<'EOF'
@@ -160,8 +161,8 @@ expect 0 "bench.py ends in its table and TARGET lines" "^TARGET +two_identical m
 	--out "$WORK/bench" --reps 1 --iterations 7 --iso-iterations 5 --iso-reps 2 --warmup 2 \
 	--mixes two_identical --ccs "reno mltcp" --compute-ms 100 --hidden 200 --no-plots \
 	--pin-cpus --mltcpctl "$MLTCPCTL"
-check "  ... a RESULT line per run with ratios, the loss counters of both ranks and the window repairs" \
-	grep -qE "^RESULT framework=pytorch mix=two_identical cc=mltcp mean_ratio=[0-9.]+ .* rto=[0-9]+ rto_iterations=[^ ]+ window_repairs=[0-9]+( |$)" \
+check "  ... a RESULT line per run with ratios, the loss counters of both ranks and the window repairs (per phase too)" \
+	grep -qE "^RESULT framework=pytorch mix=two_identical cc=mltcp mean_ratio=[0-9.]+ .* rto=[0-9]+ rto_iterations=[^ ]+ rto_unrepaired=[0-9]+ rto_unrepaired_per_100_iter=[0-9.]+ window_repairs=[0-9]+( |$)" \
 	"$WORK/out"
 check "  ... and each job alone twice, its baseline their median" \
 	grep -qE "^RESULT framework=pytorch mix=alone cc=mltcp mean_ms=[0-9.]+ comm_fraction=[0-9.]+ runs_ms=[0-9.]+,[0-9.]+ vs_reno_alone=" \
