@@ -7,11 +7,11 @@
 //
 // one row per iteration, times in microseconds from the run's time origin
 // (t0: CLOCK_REALTIME --t0-us on the host, simulated time 0 in ns-3).  The
-// last six columns count the loss recoveries during the iteration's
-// communication phase (LossCounters); a cell is empty when the tool cannot
-// tell (every datapath but mltcp-emu on Linux).  The reader also accepts the
-// older headers of 7 columns (no counters: all unknown) and 12 (no
-// window_repairs: unknown).
+// last six columns count the loss recoveries and window repairs during the
+// iteration's communication phase (LossCounters); a cell is empty when the
+// tool cannot tell (all but mltcp-emu on Linux and the PyTorch example's
+// ddp_train.py).  The reader also accepts the older headers of 7 columns (no
+// counters: all unknown) and 12 (no window_repairs: unknown).
 #pragma once
 
 #include <cstdint>

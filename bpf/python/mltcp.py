@@ -11,7 +11,9 @@ congestion control how many bytes this iteration sends:
     mltcp.seed_job(value)           # once, before the first hint: the same
                                     # value on every host of the job
 
-(mltcp_torch.py hooks the latter into PyTorch DDP.)  A size that is not an
+(mltcp_torch.py hooks the latter into PyTorch DDP.)  mltcp.window_repairs(sock)
+reads, for diagnostics, how often the BPF datapath repaired the socket's
+window (root only).  A size that is not an
 int in 1..max_hint_bytes() raises ValueError.  Delivery failures raise
 MltcpError (an OSError: .errno is EOPNOTSUPP, ENOENT, EACCES, ENOPROTOOPT,
 ...) with libmltcp's explanation: the socket does not use MLTCP, MLTCP is not

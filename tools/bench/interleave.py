@@ -26,9 +26,9 @@ its own, and mltcp-emu records per iteration the differences of that
 namespace's TCP counters over the communication phase (rto, recoveries,
 tlp, undo, spurious_rto; `mltcp-emu --help`) and the window repairs on its
 own sending sockets (window_repairs, MLTCP's BPF datapath only); a ring
-job's are the sum over its ranks.  rto_unrepaired counts the RTOs of phases
-without a window repair.  A run's <counter>_per_100_iter counts the events of all its
-jobs per 100 iterations after the warm-up.  Each run directory keeps them per
+job's are the sum over its ranks.  rto_unrepaired counts the RTOs of
+phases without a window repair.  A run's <counter>_per_100_iter counts the
+events of all its jobs per 100 iterations after the warm-up.  Each run directory keeps them per
 iteration in iterations.csv, with the iteration's and phase's durations.
 window_repairs: the windows that MLTCP's BPF datapath found corrupted by
 the host and repaired during the run (mltcpctl's mltcp_window_repairs_total;
