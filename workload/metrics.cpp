@@ -206,14 +206,16 @@ IsoBySize iso_size_means(const JobIterations &iso_run, size_t warmup)
 
 namespace {
 
-// Each of `its` from `from` on (those that start at `since_us` or later)
-// over the isolated time of its size, or the isolated mean.
+// Each of `its` from `from` on (those that start at `since_us` or later;
+// with `unrepaired_only`, those whose window_repairs is 0) over the
+// isolated time of its size, or the isolated mean.
 std::vector<double> iteration_ratios(const std::vector<Iteration> &its, size_t from,
-				     int64_t since_us, double iso_mean_us, const IsoBySize *by_size)
+				     int64_t since_us, double iso_mean_us, const IsoBySize *by_size,
+				     bool unrepaired_only = false)
 {
 	std::vector<double> out;
 	for (size_t i = from; i < its.size(); i++) {
-		if (its[i].start_us < since_us)
+		if (its[i].start_us < since_us || (unrepaired_only && its[i].loss.window_repairs != 0))
 			continue;
 		double base = iso_mean_us;
 		if (by_size) {
@@ -235,7 +237,7 @@ RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 	RunMetrics m;
 	m.overlaps = phase_overlaps(jobs, c);
 	m.interleaved_at = interleaved_at(jobs, m.overlaps);
-	std::vector<double> ratios, p99s, overlap_means;
+	std::vector<double> ratios, p99s, p99s_unrepaired, overlap_means;
 	std::vector<LossSummary> losses;
 	for (size_t j = 0; j < jobs.size(); j++) {
 		JobMetrics jm;
@@ -247,11 +249,18 @@ RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 		jm.iso_mean_us = j < iso_mean_us.size() && iso_mean_us[j] > 0 ? iso_mean_us[j] : 0;
 		jm.mean_ratio = jm.p99_ratio = NAN;
 		if (jm.iso_mean_us > 0 && !its.empty()) {
-			auto r = iteration_ratios(its, warmup < its.size() ? warmup : 0, INT64_MIN,
-						  jm.iso_mean_us,
-						  j < iso_by_size.size() ? &iso_by_size[j] : nullptr);
+			const size_t from = warmup < its.size() ? warmup : 0;
+			const IsoBySize *by_size = j < iso_by_size.size() ? &iso_by_size[j] : nullptr;
+			auto r = iteration_ratios(its, from, INT64_MIN, jm.iso_mean_us, by_size);
 			jm.mean_ratio = mean_of(r);
 			jm.p99_ratio = percentile(r, 99);
+			if (std::all_of(its.begin() + (long)from, its.end(), [](const Iteration &x) {
+				    return x.loss.window_repairs != kCounterUnknown;
+			    })) {
+				auto u = iteration_ratios(its, from, INT64_MIN, jm.iso_mean_us, by_size,
+							  true);
+				jm.p99_ratio_unrepaired = u.empty() ? NAN : percentile(u, 99);
+			}
 		}
 		const auto &ov = m.overlaps[j];
 		size_t w = warmup < ov.size() ? warmup : 0;
@@ -261,12 +270,18 @@ RunMetrics run_metrics(const std::vector<JobIterations> &jobs,
 		if (jm.iso_mean_us > 0) {
 			ratios.push_back(jm.mean_ratio);
 			p99s.push_back(jm.p99_ratio);
+			p99s_unrepaired.push_back(jm.p99_ratio_unrepaired);
 		}
 		overlap_means.push_back(jm.overlap_mean);
 		m.jobs.push_back(jm);
 	}
 	m.mean_ratio = ratios.empty() ? NAN : mean_of(ratios);
 	m.p99_ratio = p99s.empty() ? NAN : *std::max_element(p99s.begin(), p99s.end());
+	if (!p99s_unrepaired.empty() &&
+	    std::none_of(p99s_unrepaired.begin(), p99s_unrepaired.end(),
+			 [](double x) { return std::isnan(x); }))
+		m.p99_ratio_unrepaired =
+			*std::max_element(p99s_unrepaired.begin(), p99s_unrepaired.end());
 	m.overlap_mean = mean_of(overlap_means);
 	m.losses = combine_losses(losses);
 	if (m.interleaved_at >= 0) {

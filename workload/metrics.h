@@ -27,6 +27,7 @@
 //                   run, the same over all its jobs' iterations.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -101,6 +102,9 @@ struct JobMetrics {
 	double mean_us = 0, p99_us = 0;	// after the warm-up
 	double iso_mean_us = 0;		// 0: no isolated run
 	double mean_ratio = 0, p99_ratio = 0;	// NaN without an isolated run
+	// p99_ratio over the iterations without a window repair (NaN: none, no
+	// isolated run, or window_repairs unknown in one of them)
+	double p99_ratio_unrepaired = NAN;
 	double overlap_mean = 0;	// after the warm-up
 	LossSummary losses;		// after the warm-up
 };
@@ -109,6 +113,7 @@ struct RunMetrics {
 	std::vector<JobMetrics> jobs;
 	std::vector<std::vector<double>> overlaps;
 	double mean_ratio = 0, p99_ratio = 0;	// NaN if no job has an isolated run
+	double p99_ratio_unrepaired = NAN;	// the largest job's; NaN if one's is
 	double overlap_mean = 0;
 	int interleaved_at = -1;
 	bool have_after = false;	// the after ratios below exist

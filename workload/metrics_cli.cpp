@@ -43,7 +43,8 @@ const char kUsage[] =
 	"datapath repaired on the job's sockets) per job after the warm-up in\n"
 	"\"losses\": totals, <counter>_per_100_iter, rto_iterations (the\n"
 	"iterations with an RTO) and rto_unrepaired (RTOs in phases without a\n"
-	"window repair; null if window_repairs is unknown),\n"
+	"window repair; null if window_repairs is unknown), and p99_ratio_unrepaired\n"
+	"per job and run (the p99 ratio over the iterations without a repair),\n"
 	"and per iteration in \"loss_per_iteration\"; for the run the same totals\n"
 	"and rates over all jobs.  null: not defined (no isolated mean, never\n"
 	"interleaved, a counter the CSV does not know).\n"
@@ -254,6 +255,7 @@ int main(int argc, char **argv)
 		     num(jm.mean_us) + ", \"p99_us\": " + num(jm.p99_us) + ", \"iso_mean_us\": " +
 		     (jm.iso_mean_us > 0 ? num(jm.iso_mean_us) : "null") + ", \"mean_ratio\": " +
 		     num(jm.mean_ratio) + ", \"p99_ratio\": " + num(jm.p99_ratio) +
+		     ", \"p99_ratio_unrepaired\": " + num(jm.p99_ratio_unrepaired) +
 		     ", \"overlap_mean\": " + num(jm.overlap_mean) +
 		     ", \"losses\": " + losses_json(jm.losses, true) +
 		     ", \"loss_per_iteration\": " + per_iteration_json(jobs[j].iterations) +
@@ -263,7 +265,9 @@ int main(int argc, char **argv)
 		o += "]}";
 	}
 	o += "], \"warmup\": " + std::to_string(warmup) + ", \"mean_ratio\": " + num(m.mean_ratio) +
-	     ", \"p99_ratio\": " + num(m.p99_ratio) + ", \"overlap_mean\": " + num(m.overlap_mean) +
+	     ", \"p99_ratio\": " + num(m.p99_ratio) +
+	     ", \"p99_ratio_unrepaired\": " + num(m.p99_ratio_unrepaired) +
+	     ", \"overlap_mean\": " + num(m.overlap_mean) +
 	     ", \"interleaved_at\": " +
 	     (m.interleaved_at < 0 ? std::string("null") : std::to_string(m.interleaved_at)) +
 	     ", \"mean_ratio_after\": " + (m.have_after ? num(m.mean_ratio_after) : "null") +

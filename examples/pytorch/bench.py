@@ -68,8 +68,8 @@ def analyse(mix, cc, rundir, rows_by_job, iso, warmup):
                                {j: base for j in jobs}, warmup,
                                {j: [os.path.join(rundir, j + "-rank1.csv")] for j in jobs})
     res = {"mix": mix, "cc": cc, "jobs": {jm["job"]: dict(jm, cc=cc) for jm in m["jobs"]}}
-    for k in ("mean_ratio", "p99_ratio", "overlap_mean", "interleaved_at",
-              "mean_ratio_after", "p99_ratio_after", "losses"):
+    for k in ("mean_ratio", "p99_ratio", "p99_ratio_unrepaired", "overlap_mean",
+              "interleaved_at", "mean_ratio_after", "p99_ratio_after", "losses"):
         res[k] = m.get(k)
     res["rto_iterations"] = interleave.rto_iterations(rows_by_job, m["jobs"])
     return res

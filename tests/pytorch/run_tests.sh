@@ -162,7 +162,7 @@ expect 0 "bench.py ends in its table and TARGET lines" "^TARGET +two_identical m
 	--mixes two_identical --ccs "reno mltcp" --compute-ms 100 --hidden 200 --no-plots \
 	--pin-cpus --mltcpctl "$MLTCPCTL"
 check "  ... a RESULT line per run with ratios, the loss counters of both ranks and the window repairs (per phase too)" \
-	grep -qE "^RESULT framework=pytorch mix=two_identical cc=mltcp mean_ratio=[0-9.]+ .* rto=[0-9]+ rto_iterations=[^ ]+ rto_unrepaired=[0-9]+ rto_unrepaired_per_100_iter=[0-9.]+ window_repairs=[0-9]+( |$)" \
+	grep -qE "^RESULT framework=pytorch mix=two_identical cc=mltcp mean_ratio=[0-9.]+ .* rto=[0-9]+ rto_iterations=[^ ]+ rto_unrepaired=[0-9]+ rto_unrepaired_per_100_iter=[0-9.]+( p99_ratio_unrepaired=[0-9.]+)? window_repairs=[0-9]+( |$)" \
 	"$WORK/out"
 check "  ... and each job alone twice, its baseline their median" \
 	grep -qE "^RESULT framework=pytorch mix=alone cc=mltcp mean_ms=[0-9.]+ comm_fraction=[0-9.]+ runs_ms=[0-9.]+,[0-9.]+ vs_reno_alone=" \

@@ -117,7 +117,8 @@ def check(data):
     print("ok: window repairs read, summed and shown")
 
     # Per phase (window_repairs, data/README.md's rep.csv): RTOs in phases
-    # without a repair are counted apart, in the RESULT fields and table.
+    # without a repair are counted apart, in the RESULT fields and table, and
+    # the p99 ratio is also given over the iterations without one.
     il.MIXES["repairs_test"] = ("one job with repairs", [("rep", "p")])
     rows = {"rep": il.read_csv(os.path.join(data, "rep.csv"))}
     res = il.analyse("repairs_test", "mltcp", rows, {("p", "mltcp"): 200}, 1, data, {}, 0)
@@ -126,9 +127,11 @@ def check(data):
     if (lo["rto"], lo["window_repairs"], lo["rto_unrepaired"]) != (3, 3, 1) or \
             lo["rto_unrepaired_per_100_iter"] != 20 or \
             " rto_unrepaired=1 rto_unrepaired_per_100_iter=20.0 " not in fields or \
-            " window_repairs_per_100_iter=60.0 " not in fields:
-        sys.exit("FAIL: RTOs without a window repair (rep.csv: rto 3, 1 of them in a "
-                 "phase without a repair): %s | %s" % (lo, fields))
+            " window_repairs_per_100_iter=60.0 " not in fields or \
+            (res["p99_ratio"], res["p99_ratio_unrepaired"]) != (3.0, 1.5) or \
+            " p99_ratio_unrepaired=1.500 " not in fields:
+        sys.exit("FAIL: RTOs and p99 without a window repair (rep.csv: rto 3, 1 of them in a "
+                 "phase without a repair; p99 3, 1.5 without): %s | %s" % (lo, fields))
     table = il.summarise([dict(res, mix="repairs_test", cc="mltcp")], ["mltcp"],
                          ["repairs_test"])
     text = il.print_table(table, ["mltcp"], ["repairs_test"], out=lambda _: None)

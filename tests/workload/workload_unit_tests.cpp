@@ -386,6 +386,28 @@ TEST(Metrics, OverlapIsTheUnionOfTheOthers)
 	EXPECT_DOUBLE_EQ(overlap_fraction({5, 5}, {{0, 10}}), 0.0);
 }
 
+TEST(Metrics, P99WithoutRepairedIterations)
+{
+	// data/README.md's rep.csv: iteration 2 (repaired) is the slowest.
+	const std::string h = std::string(kIterationCsvHeader) + "\n";
+	auto jobs = parse_iteration_csv(h + "r,0,10,0,100,300,300,0,0,0,0,0,0\n"
+					    "r,1,10,300,400,600,600,0,0,0,0,0,0\n"
+					    "r,2,10,600,700,1200,1200,1,0,0,0,0,2\n"
+					    "r,3,10,1200,1300,1400,1400,0,0,0,0,0,1\n"
+					    "r,4,10,1400,1500,1600,1600,0,0,0,0,0,0\n",
+					"t");
+	RunMetrics m = run_metrics(jobs, {200}, 1);
+	EXPECT_DOUBLE_EQ(m.p99_ratio, 3.0);
+	EXPECT_DOUBLE_EQ(m.jobs[0].p99_ratio_unrepaired, 1.5);
+	EXPECT_DOUBLE_EQ(m.p99_ratio_unrepaired, 1.5);
+	// A repair count unknown in one iteration: no such p99, for the run too.
+	jobs[0].iterations[4].loss.window_repairs = kCounterUnknown;
+	m = run_metrics(jobs, {200}, 1);
+	EXPECT_TRUE(std::isnan(m.jobs[0].p99_ratio_unrepaired));
+	EXPECT_TRUE(std::isnan(m.p99_ratio_unrepaired));
+	EXPECT_DOUBLE_EQ(m.p99_ratio, 3.0);
+}
+
 TEST(Metrics, TwoJobsInterleaveAtTwo)
 {
 	auto jobs = two_jobs();

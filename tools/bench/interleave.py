@@ -737,6 +737,7 @@ def analyse(mix, cc, rows_by_job, iso, warmup, rundir, bulk_iso_rate, bulk_secon
         "mix": mix, "cc": cc, "jobs": per_job,
         "mean_ratio": m["mean_ratio"],
         "p99_ratio": m["p99_ratio"],
+        "p99_ratio_unrepaired": m.get("p99_ratio_unrepaired"),
         "overlap_mean": m["overlap_mean"],
         "interleaved_at": m["interleaved_at"],
         "losses": m["losses"],
@@ -1002,6 +1003,8 @@ def loss_fields(res):
     if lo.get("rto_unrepaired") is not None:
         out += " rto_unrepaired=%d rto_unrepaired_per_100_iter=%.1f" % (
             lo["rto_unrepaired"], lo["rto_unrepaired_per_100_iter"])
+    if res.get("p99_ratio_unrepaired") is not None:
+        out += " p99_ratio_unrepaired=%.3f" % res["p99_ratio_unrepaired"]
     if res.get("window_repairs") is not None:
         out += " window_repairs=%d" % res["window_repairs"]
     if res.get("cpu"):
