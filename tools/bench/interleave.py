@@ -28,8 +28,9 @@ tlp, undo, spurious_rto; `mltcp-emu --help`) and the window repairs on its
 own sending sockets (window_repairs, MLTCP's BPF datapath only); a ring
 job's are the sum over its ranks.  rto_unrepaired counts the RTOs of
 phases without a window repair.  A run's <counter>_per_100_iter counts the
-events of all its jobs per 100 iterations after the warm-up.  Each run directory keeps them per
-iteration in iterations.csv, with the iteration's and phase's durations.
+events of all its jobs per 100 iterations after the warm-up.  Each run
+directory keeps them per iteration in iterations.csv, with the iteration's
+and phase's durations.
 window_repairs: the windows that MLTCP's BPF datapath found corrupted by
 the host and repaired during the run (mltcpctl's mltcp_window_repairs_total;
 docs/bpf.md, "Window guard"): a corrupted window is sent on before the guard
@@ -1032,7 +1033,7 @@ def print_table(table, ccs, mixes, out=log):
                 "-" if t["bulk_share"] is None else "%.2f" % t["bulk_share"]) +
                 " %7s %9s %7s %7s %7s %5s" % tuple(
                     ["?" if v is None else "%.1f" % v
-                     for v in [t["per_100_iter"]["rto"], t.get("rto_unrepaired_per_100")] +
+                     for v in [t["per_100_iter"]["rto"], t["rto_unrepaired_per_100"]] +
                      [t["per_100_iter"][c] for c in ("recoveries", "tlp", "undo")]] +
                     ["-" if t["cpu_busy_max"] is None else "%.2f" % t["cpu_busy_max"]]) +
                 " %7s" % ("-" if t.get("window_repairs") is None else t["window_repairs"]))
@@ -1114,8 +1115,8 @@ def check_targets(table, iso, show=log):
                 "RTOs in the median run %s, per 100 iterations %s; in phases without a "
                 "window repair %s, per 100 iterations %s" % (
                     fmt_count(rto), fmt_count(a["per_100_iter"]["rto"]),
-                    fmt_count(a.get("rto_unrepaired_median_run")),
-                    fmt_count(a.get("rto_unrepaired_per_100"))))
+                    fmt_count(a["rto_unrepaired_median_run"]),
+                    fmt_count(a["rto_unrepaired_per_100"])))
         for mix, by in CONVERGE_BY.items():
             a = t(mix, ml)
             if a:
