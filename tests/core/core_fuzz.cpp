@@ -71,7 +71,8 @@ void CheckIter(const mltcp_iter& it, const mltcp_params& p, mltcp_reno_cache* ca
   Check(mltcp_cubic_cnt(it.iter_bytes & 0xffffffff, gain) >= 2, "cubic cnt < 2");
   for (const uint32_t base : {MLTCP_RENO_BETA, 717u}) {
     const uint32_t beta = mltcp_decrease_beta(base, gain, &p);
-    Check(beta >= base / 2 && beta <= (MLTCP_BETA_ONE + base) / 2, "decrease beta out of bounds");
+    Check(beta >= ((uint64_t)base * p.decrease_floor) >> MLTCP_BETA_SHIFT &&
+              beta <= (MLTCP_BETA_ONE + base) / 2, "decrease beta out of bounds");
     if (!p.scale_decrease || gain == MLTCP_GAIN_ONE)
       Check(beta == base, "decrease scaled while off or neutral");
     Check(mltcp_ssthresh(it.iter_bytes & 0xffffffff, beta) >= 2, "ssthresh < 2");
@@ -199,6 +200,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         q.idle_max_us = in.Take<uint32_t>() % 11000000;
         q.idle_rtt_mult = in.Take<uint8_t>() % 70;
         q.scale_decrease = in.Take<uint8_t>() % 3;
+        q.decrease_floor = in.Take<uint16_t>() % 1100;
         q.job_gap = in.Take<uint8_t>() % 3;
         q.job_two_way = in.Take<uint8_t>() % 3;
         q.two_way_decrease = in.Take<uint8_t>() % 3;

@@ -44,6 +44,10 @@ TEST(Params, RejectsEachOutOfRangeField) {
       {"rtt_mult>64", [](mltcp_params* p) { p->idle_rtt_mult = 65; }, MLTCP_PARAM_BAD_idle_rtt_mult},
       {"scale_decrease=2", [](mltcp_params* p) { p->scale_decrease = 2; },
        MLTCP_PARAM_BAD_scale_decrease},
+      {"decrease_floor=255", [](mltcp_params* p) { p->decrease_floor = 255; },
+       MLTCP_PARAM_BAD_decrease_floor},
+      {"decrease_floor=1025", [](mltcp_params* p) { p->decrease_floor = 1025; },
+       MLTCP_PARAM_BAD_decrease_floor},
   };
   for (const auto& c : cases) {
     mltcp_params p = DefaultParams();

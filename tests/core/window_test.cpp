@@ -54,6 +54,38 @@ TEST(Window, DecreaseKeepsBetaTimesFWithinHalfwayBounds) {
   EXPECT_EQ(mltcp_decrease_beta(MLTCP_BETA_ONE, 256, &p), MLTCP_BETA_ONE);
 }
 
+// decrease_floor moves the lower clamp (1/1024 of the base's beta); the
+// upper one stays, and so does F above 1.
+TEST(Window, DecreaseFloorSetsTheLowerClamp) {
+  mltcp_params p;
+  mltcp_params_default(&p);
+  ASSERT_EQ(p.decrease_floor, 512u);
+  p.decrease_floor = 1024;  // never below the base
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 256, &p), 512u);
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_CUBIC_BETA, 512, &p), 717u);
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 1536, &p), 768u);  // F 1.5: 3/4
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_CUBIC_BETA, 4096, &p), 870u);
+  p.decrease_floor = 768;  // 3/4 of the base's beta
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_RENO_BETA, 256, &p), 384u);
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_CUBIC_BETA, 256, &p), 537u);  // 717 * 3/4 = 537.75
+  EXPECT_EQ(mltcp_decrease_beta(MLTCP_CUBIC_BETA, 896, &p), 627u);  // 627.4: above the floor
+  // At 1024 every iteration is decreased as a two-way one, so the one-way
+  // norms become the two-way ones; the deeper the floor, the larger the norm.
+  p.decrease_floor = 1024;
+  mltcp_params_derive(&p);
+  EXPECT_EQ(p.norm_reno, p.norm_reno_two_way);
+  EXPECT_EQ(p.norm_cubic, p.norm_cubic_two_way);
+  uint32_t last_reno = 0, last_cubic = 0;
+  for (uint32_t f = 1024; f >= 256; f -= 256) {
+    p.decrease_floor = f;
+    mltcp_params_derive(&p);
+    EXPECT_GT(p.norm_reno, last_reno) << f;
+    EXPECT_GT(p.norm_cubic, last_cubic) << f;
+    last_reno = p.norm_reno;
+    last_cubic = p.norm_cubic;
+  }
+}
+
 TEST(Window, ScaledDecreaseKeepsTheRecoveryFloor) {
   const mltcp_params p = mltcp_test::DefaultParams();
   // Large windows: the scaled decrease as it is (F = 0.25: keep 1/4).
