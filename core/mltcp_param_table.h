@@ -50,7 +50,7 @@
 	X(__u32, idle_rtt_mult, "srtt", 8, 1, 64,			\
 	  "idle gap is at least this many smoothed RTTs")		\
 	X(__u32, scale_decrease, "0/1", 1, 0, 1,			\
-	  "1: a loss keeps beta*F of cwnd, within [beta*decrease_floor, (1+beta)/2]; 0: the base's beta") \
+	  "1: a loss keeps beta*F of cwnd, within [beta*decrease_floor/1024, (1+beta)/2]; 0: the base's beta") \
 	X(__u32, decrease_floor, "1/1024", 512, 256, 1024,		\
 	  "the scaled decrease keeps at least this fraction of the base's beta: 512 = beta/2; 1024: never below the base, only F above 1 keeps more") \
 	X(__u32, tail_windows, "windows", 2, 0, 16,			\
