@@ -73,13 +73,13 @@ MLTCP_INLINE __u32 mltcp_reno_ai_w(__u32 cwnd, __u32 gain)
 
 /*
  * The fraction of cwnd a flow keeps after a loss: the base algorithm's beta
- * times F, within [beta * decrease_floor, (1 + beta) / 2]: by default
- * (decrease_floor 1/2) a flow keeps at least half of what its base would
- * keep, and it always cuts at least half of what its base would cut.  beta
- * when scale_decrease is off or the flow has no iteration structure (F
- * neutral).  decrease_floor also sets the norms (mltcp_params_derive): the
- * deeper the cut at a small F, the faster every flow must grow to be as
- * aggressive as its base on average.
+ * times F, within [beta * decrease_floor / 1024, (1 + beta) / 2]: by
+ * default (decrease_floor 512) a flow keeps at least half of what its
+ * base would keep, and it always cuts at least half of what its base would
+ * cut.  beta when scale_decrease is off or the flow has no iteration
+ * structure (F neutral).  decrease_floor also sets the norms
+ * (mltcp_params_derive): the deeper the cut at a small F, the faster every
+ * flow must grow to be as aggressive as its base on average.
  */
 MLTCP_INLINE __u32 mltcp_decrease_beta(__u32 beta, __u32 gain,
 				       const struct mltcp_params *p)
