@@ -53,9 +53,13 @@ grep -q 'tcp_mltcp.o' "$log" || die "$log does not show tcp_mltcp.o being compil
 dkms install -m tcp_mltcp -v "$ver" -k "$abi" >/dev/null
 ko=$(find "/lib/modules/$abi/updates/dkms" -name 'tcp_mltcp.ko*' | head -n 1)
 [[ -n $ko ]] || die "dkms install left no tcp_mltcp.ko under /lib/modules/$abi/updates/dkms"
-modinfo "$ko" | grep -q '^alias: *tcp_mltcp_cubic' || die "module lacks alias tcp_mltcp_cubic"
-modinfo "$ko" | grep -q "^vermagic: *$abi " || die "vermagic is not $abi: $(modinfo -F vermagic "$ko")"
-dkms status -m tcp_mltcp | grep -q installed || die "dkms status does not say installed"
+# Read whole outputs before matching: with pipefail, grep -q closing the pipe
+# early can make modinfo die of SIGPIPE and fail a check that matched.
+info=$(modinfo "$ko")
+grep -q '^alias: *tcp_mltcp_cubic' <<<"$info" || die "module lacks alias tcp_mltcp_cubic"
+grep -q "^vermagic: *$abi " <<<"$info" || die "vermagic is not $abi: $(modinfo -F vermagic "$ko")"
+status=$(dkms status -m tcp_mltcp)
+grep -q installed <<<"$status" || die "dkms status does not say installed: $status"
 cleanup
 [[ ! -e $ko && ! -e $src ]] || die "dkms remove left files behind"
 trap - EXIT INT TERM
