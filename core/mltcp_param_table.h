@@ -61,6 +61,8 @@
 	  "1: a flow's first iteration (unsized, or from its first hint to the next; not for a hinted DCQCN QP) runs at a random bytes ratio (breaks ties); 0: no stand-in") \
 	X(__u32, normalize, "0/1", 1, 0, 1,				\
 	  "1: F times the base's norm, so that a window flow is as aggressive as its base on average; 0: F as given") \
+	X(__u32, cubic_norm_excess, "1/1024", 1536, 0, 8192,		\
+	  "CUBIC's norm is 1 + cubic_norm_excess/1024 times the model's excess over 1 (the model, made for AIMD, misjudges CUBIC; 1536 measured at decrease_floor 512); 0: CUBIC's norm is 1") \
 	X(__u32, start_drain_windows, "windows", 32, 0, 1024,		\
 	  "an iteration of at least this many drained windows starts from the part of the window that was not queue (the drained window: cwnd * min_rtt / srtt, at least 4 segments; ssthresh too; not on a connection that carries its peer's data as well); 0: off, the window carries over") \
 	X(__u32, job_gap, "0/1", 1, 0, 1,				\

@@ -222,20 +222,19 @@ MLTCP_INLINE __u32 mltcp_norm_for_beta(const struct mltcp_params *p, __u32 beta0
 }
 
 /*
- * CUBIC's norm is 1 + MLTCP_CUBIC_NORM_EXCESS_SCALE / 1024 times the model's
- * excess over 1.  The model treats CUBIC as an AIMD flow of its TCP-friendly
- * region and overestimates what an MLTCP-CUBIC flow whose F varies over its
- * iteration takes from a CUBIC flow: in the bulk mix (one vgg16 job against
- * a bulk CUBIC flow, host testbed, one session per norm, 5 runs) the job took
- * 1.061 times its time with CUBIC with the model's norm (2.35 at the
- * defaults), 1.018 with 3.0 and 1.019 with 3.5 (docs/design.md,
- * "Coexistence").  Only the excess is scaled, so a flow whose F is 1
- * throughout stays CUBIC.  Reno's model norm measured 0.94 there (slightly
- * ahead of Reno) and is kept.
+ * CUBIC's norm is 1 + cubic_norm_excess / 1024 times the model's excess over
+ * 1.  The model treats CUBIC as an AIMD flow of its TCP-friendly region and
+ * overestimates what an MLTCP-CUBIC flow whose F varies over its iteration
+ * takes from a CUBIC flow: in the bulk mix (one vgg16 job against a bulk
+ * CUBIC flow, host testbed, one session per norm, 5 runs, decrease_floor
+ * 512) the job took 1.061 times its time with CUBIC with the model's norm
+ * (2.35 at the defaults), 1.018 with 3.0 and 1.019 with 3.5
+ * (docs/design.md, "Coexistence"); hence the default 1536 (3.02).  Only
+ * the excess is scaled, so a flow whose F is 1 throughout stays CUBIC.
+ * Reno's model norm measured 0.94 there (slightly ahead of Reno) and is
+ * kept.  Returns 1 + scale (model - 1), GAIN units, within
+ * [MLTCP_NORM_MIN, MLTCP_NORM_MAX].
  */
-#define MLTCP_CUBIC_NORM_EXCESS_SCALE	1536U	/* 1.5: 3.02 at the defaults */
-
-/* 1 + scale (model - 1), GAIN units, within [MLTCP_NORM_MIN, MLTCP_NORM_MAX]. */
 MLTCP_INLINE __u32 mltcp_norm_scale_excess(__u32 model, __u32 scale)
 {
 	__u64 d;
@@ -256,11 +255,11 @@ MLTCP_INLINE void mltcp_params_derive(struct mltcp_params *p)
 {
 	p->norm_reno = mltcp_norm_for_beta(p, MLTCP_RENO_BETA, 0);
 	p->norm_cubic = mltcp_norm_scale_excess(mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA, 0),
-						MLTCP_CUBIC_NORM_EXCESS_SCALE);
+						p->cubic_norm_excess);
 	p->norm_reno_two_way = mltcp_norm_for_beta(p, MLTCP_RENO_BETA, 1);
 	p->norm_cubic_two_way =
 		mltcp_norm_scale_excess(mltcp_norm_for_beta(p, MLTCP_CUBIC_BETA, 1),
-					MLTCP_CUBIC_NORM_EXCESS_SCALE);
+					p->cubic_norm_excess);
 }
 
 /* The smallest window with which fast retransmit can still repair a loss:

@@ -201,6 +201,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         q.idle_rtt_mult = in.Take<uint8_t>() % 70;
         q.scale_decrease = in.Take<uint8_t>() % 3;
         q.decrease_floor = in.Take<uint16_t>() % 1100;
+        q.cubic_norm_excess = in.Take<uint16_t>() % 9000;
         q.job_gap = in.Take<uint8_t>() % 3;
         q.job_two_way = in.Take<uint8_t>() % 3;
         q.two_way_decrease = in.Take<uint8_t>() % 3;

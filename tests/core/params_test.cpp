@@ -48,6 +48,8 @@ TEST(Params, RejectsEachOutOfRangeField) {
        MLTCP_PARAM_BAD_decrease_floor},
       {"decrease_floor=1025", [](mltcp_params* p) { p->decrease_floor = 1025; },
        MLTCP_PARAM_BAD_decrease_floor},
+      {"cubic_norm_excess=8193", [](mltcp_params* p) { p->cubic_norm_excess = 8193; },
+       MLTCP_PARAM_BAD_cubic_norm_excess},
   };
   for (const auto& c : cases) {
     mltcp_params p = DefaultParams();

@@ -359,12 +359,36 @@ TEST(Norm, DefaultsAreTheDerivedValues) {
 }
 
 TEST(Norm, CubicsCorrectionScalesOnlyTheExcessOverOne) {
-  EXPECT_EQ(mltcp_norm_scale_excess(1024, MLTCP_CUBIC_NORM_EXCESS_SCALE), 1024u);
+  EXPECT_EQ(mltcp_norm_scale_excess(1024, 1536), 1024u);
   EXPECT_EQ(mltcp_norm_scale_excess(2048, 1536), 2560u);
   EXPECT_EQ(mltcp_norm_scale_excess(768, 1536), 640u);  // below 1: 1 - 1.5 x 0.25
   EXPECT_EQ(mltcp_norm_scale_excess(MLTCP_NORM_MAX, 1536), MLTCP_NORM_MAX);
   EXPECT_EQ(mltcp_norm_scale_excess(MLTCP_NORM_MIN, 1536), MLTCP_NORM_MIN);
   EXPECT_EQ(mltcp_norm_scale_excess(300, 4096), MLTCP_NORM_MIN);
+}
+
+// cubic_norm_excess sets CUBIC's correction (both paths); Reno's norms do
+// not depend on it, and 0 leaves CUBIC at its base's growth.
+TEST(Norm, CubicNormExcessIsAParameter) {
+  mltcp_params p = mltcp_test::DefaultParams();
+  ASSERT_EQ(p.cubic_norm_excess, 1536u);
+  const uint32_t reno = p.norm_reno, reno_two_way = p.norm_reno_two_way;
+  const uint32_t model = mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA, 0);
+  const uint32_t model_two_way = mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA, 1);
+  for (uint32_t excess : {0u, 1024u, 3072u, 8192u}) {
+    p.cubic_norm_excess = excess;
+    mltcp_params_derive(&p);
+    EXPECT_EQ(p.norm_cubic, mltcp_norm_scale_excess(model, excess)) << excess;
+    EXPECT_EQ(p.norm_cubic_two_way, mltcp_norm_scale_excess(model_two_way, excess)) << excess;
+    EXPECT_EQ(p.norm_reno, reno);
+    EXPECT_EQ(p.norm_reno_two_way, reno_two_way);
+  }
+  p.cubic_norm_excess = 0;
+  mltcp_params_derive(&p);
+  EXPECT_EQ(p.norm_cubic, MLTCP_GAIN_ONE);
+  p.cubic_norm_excess = 1024;  // the model as it is
+  mltcp_params_derive(&p);
+  EXPECT_EQ(p.norm_cubic, model);
 }
 
 TEST(Norm, IsTheSmallestNormWithMeanInverseShareAtMostOne) {
@@ -379,7 +403,7 @@ TEST(Norm, IsTheSmallestNormWithMeanInverseShareAtMostOne) {
         for (int two_way : {0, 1}) {
           const uint32_t cubic_model = mltcp_norm_for_beta(&p, MLTCP_CUBIC_BETA, two_way);
           EXPECT_EQ(two_way ? p.norm_cubic_two_way : p.norm_cubic,
-                    mltcp_norm_scale_excess(cubic_model, MLTCP_CUBIC_NORM_EXCESS_SCALE));
+                    mltcp_norm_scale_excess(cubic_model, p.cubic_norm_excess));
           const uint32_t reno = two_way ? p.norm_reno_two_way : p.norm_reno;
           for (auto [beta, norm] : {std::pair<uint32_t, uint32_t>{MLTCP_RENO_BETA, reno},
                                     {MLTCP_CUBIC_BETA, cubic_model}}) {

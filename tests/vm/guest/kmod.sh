@@ -35,14 +35,14 @@ write_param() { echo "$2" >"$P/$1" 2>/dev/null; }
 t_params() {
 	for kv in slope=1536 intercept=256 gain_min=64 gain_max=4096 \
 		  idle_min_us=2000 idle_max_us=50000 idle_rtt_mult=8 scale_decrease=1 decrease_floor=512 \
-		  tail_windows=2 tail_share=64 first_seed=1 normalize=1 start_drain_windows=32 job_gap=1 job_two_way=1 two_way_decrease=1 enabled=1; do
+		  tail_windows=2 tail_share=64 first_seed=1 normalize=1 cubic_norm_excess=1536 start_drain_windows=32 job_gap=1 job_two_way=1 two_way_decrease=1 enabled=1; do
 		[ "$(cat "$P/${kv%%=*}")" = "${kv#*=}" ] || { echo "default ${kv}: $(cat "$P/${kv%%=*}")"; return 1; }
 	done
 	write_param slope 1024 && [ "$(cat $P/slope)" = 1024 ] || return 1
 	write_param idle_rtt_mult 4 && [ "$(cat $P/idle_rtt_mult)" = 4 ] || return 1
 	for bad in "slope 9000" "intercept 0" "intercept 5000" "gain_min 2000" \
 		   "gain_max 100" "idle_min_us 60000" "idle_max_us 10" "idle_rtt_mult 0" \
-		   "enabled 2" "scale_decrease 2" "decrease_floor 255" "decrease_floor 1025" "tail_windows 17" "tail_share 0" "tail_share 1025" "first_seed 2" "normalize 2" "start_drain_windows 1025" "job_gap 2" "job_two_way 2" "two_way_decrease 2" "slope abc"; do
+		   "enabled 2" "scale_decrease 2" "decrease_floor 255" "decrease_floor 1025" "tail_windows 17" "tail_share 0" "tail_share 1025" "first_seed 2" "normalize 2" "cubic_norm_excess 8193" "start_drain_windows 1025" "job_gap 2" "job_two_way 2" "two_way_decrease 2" "slope abc"; do
 		set -- $bad
 		old=$(cat "$P/$1")
 		if write_param "$1" "$2"; then echo "write $1=$2 accepted"; return 1; fi
