@@ -8,6 +8,7 @@
 // ranges, units and error texts are the table's everywhere.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -230,15 +231,21 @@ inline std::string OptionName(const std::string& prefix, const ParamSpec& s) {
   return n;
 }
 
-// One line per row: "<indent><name> <help> (<unit>, <min>..<max>, default <def>)".
-// dash_prefix set: option spelling (--prefix-name N); else the bare name.
+// One line per row: "<indent><name> <help> (<unit>, <min>..<max>, default <def>)",
+// the names padded to the longest, so the help texts start in one column.
+// as_option set: the option spelling (--prefix-name N); else the bare name.
 template <class Raw>
-std::string ParamHelp(const std::string& indent, bool as_option, const std::string& prefix = "",
-                      size_t width = 16) {
+std::string ParamHelp(const std::string& indent, bool as_option, const std::string& prefix = "") {
+  const auto& rows = ParamTable<Raw>::Rows();
+  auto shown = [&](const ParamSpec& r) {
+    return as_option ? OptionName(prefix, r) + " N" : std::string(r.name);
+  };
+  size_t width = 0;
+  for (const auto& r : rows) width = std::max(width, shown(r).size());
   std::string out;
-  for (const auto& r : ParamTable<Raw>::Rows()) {
-    std::string n = as_option ? OptionName(prefix, r) + " N" : r.name;
-    if (n.size() < width) n.resize(width, ' ');
+  for (const auto& r : rows) {
+    std::string n = shown(r);
+    n.resize(width, ' ');
     out += indent + n + " " + r.help + " (" + r.unit + ", " + std::to_string(r.min) + ".." +
            std::to_string(r.max) + ", default " + std::to_string(r.def) + ")\n";
   }

@@ -157,7 +157,7 @@ void Usage(FILE *f)
 		"      -m 256 -l 0 --file-prefix=tx --vdev=net_memif0,role=client,socket=/run/x.sock\n"
 		"MLTCP parameters of the mltcp modes (core/mltcp_param_table.h; --name N or --name=N):\n",
 		mltcp::CcNameList().c_str());
-	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", 21).c_str(), f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true).c_str(), f);
 }
 
 uint64_t ParseU64(const char *opt, const char *v)

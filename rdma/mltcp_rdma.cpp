@@ -658,7 +658,7 @@ void usage(FILE *f)
 	      "\n"
 	      "MLTCP parameters of mltcp_dcqcn (core/mltcp_param_table.h; --name N or --name=N):\n",
 	      f);
-	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", 19).c_str(), f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true).c_str(), f);
 	fputs("\n"
 	      "Exit status: 0 ok, 2 usage, 3 RDMA device or connection, 4 transfer failed\n"
 	      "(peer gone, checksum mismatch, timeout) or a wrong ICRC (icrc-check).\n",

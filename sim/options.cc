@@ -98,7 +98,7 @@ Options ParseOptions(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage << mltcp::ParamHelp<mltcp_params>("  ", true, "", 22);
+      std::cout << kUsage << mltcp::ParamHelp<mltcp_params>("  ", true);
       std::exit(0);
     }
     if (a.rfind("--", 0) != 0)

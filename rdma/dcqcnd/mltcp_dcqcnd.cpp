@@ -146,7 +146,7 @@ void usage(FILE *f)
 	      "\n"
 	      "MLTCP parameters (core/mltcp_param_table.h; --name N or --name=N):\n",
 	      f);
-	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", 21).c_str(), f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true).c_str(), f);
 	fputs("\n"
 	      "Exit status: 0 ok, 2 usage, 3 a device's files missing, unwritable or\n"
 	      "failing (the others kept running), 4 state file.\n",

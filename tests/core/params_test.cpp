@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 #include <stdexcept>
 
 #include "mltcp.hpp"
@@ -240,6 +241,14 @@ TEST(ParamTable, OptionsAndHelp) {
   for (const auto& r : mltcp::ParamTable<mltcp_params>::Rows())
     EXPECT_NE(help.find(std::string("  ") + r.name), std::string::npos) << r.name;
   EXPECT_NE(help.find("(1/1024, 0..8192, default 1536)"), std::string::npos) << help;
+  // The help texts start in one column, past the longest name.
+  std::set<size_t> columns;
+  for (const auto& r : mltcp::ParamTable<mltcp_params>::Rows()) {
+    const size_t line = help.find(std::string("  ") + r.name + " ");
+    ASSERT_NE(line, std::string::npos) << r.name;
+    columns.insert(help.find(r.help, line) - line);
+  }
+  EXPECT_EQ(columns.size(), 1u) << help;
   EXPECT_NE(mltcp::ParamHelp<mltcp_dcqcn_params>("", true, "dcqcn-").find("--dcqcn-g-inv N"),
             std::string::npos);
   mltcp_params m = DefaultParams();

@@ -17,6 +17,7 @@
  *
  * Exit codes: 0 ok, 1 runtime failure, 2 usage error.
  */
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdarg>
@@ -950,20 +951,29 @@ StatusReport collect_status()
 	return r;
 }
 
-// p with its derived norms filled (mltcp_params_derive).
+// p with its derived norms filled (mltcp_params_derive); one column of
+// values, as wide as the longest name.
 void print_params(const mltcp_params &p, const char *indent)
 {
+	const char *const derived[] = {"norm_reno", "norm_cubic", "norm_reno_two_way",
+				       "norm_cubic_two_way"};
+	int width = 0;
+
 	for (const auto &r : ParamTable::Rows())
-		std::printf("%s%-14s %llu\n", indent, r.name,
+		width = std::max(width, static_cast<int>(std::strlen(r.name)));
+	for (const char *name : derived)
+		width = std::max(width, static_cast<int>(std::strlen(name)));
+	for (const auto &r : ParamTable::Rows())
+		std::printf("%s%-*s %llu\n", indent, width, r.name,
 			    static_cast<unsigned long long>(mltcp::GetParam(&p, r)));
-	std::printf("%s%-14s %u (derived: mltcp applies F x %u/1024)\n", indent, "norm_reno",
-		    p.norm_reno, p.norm_reno);
-	std::printf("%s%-14s %u (derived: mltcp_cubic applies F x %u/1024)\n", indent,
-		    "norm_cubic", p.norm_cubic, p.norm_cubic);
-	std::printf("%s%-14s %u (derived: mltcp on a two-way path)\n", indent,
-		    "norm_reno_two_way", p.norm_reno_two_way);
-	std::printf("%s%-14s %u (derived: mltcp_cubic on a two-way path)\n", indent,
-		    "norm_cubic_two_way", p.norm_cubic_two_way);
+	std::printf("%s%-*s %u (derived: mltcp applies F x %u/1024)\n", indent, width,
+		    derived[0], p.norm_reno, p.norm_reno);
+	std::printf("%s%-*s %u (derived: mltcp_cubic applies F x %u/1024)\n", indent, width,
+		    derived[1], p.norm_cubic, p.norm_cubic);
+	std::printf("%s%-*s %u (derived: mltcp on a two-way path)\n", indent, width,
+		    derived[2], p.norm_reno_two_way);
+	std::printf("%s%-*s %u (derived: mltcp_cubic on a two-way path)\n", indent, width,
+		    derived[3], p.norm_cubic_two_way);
 }
 
 void print_status_text(const StatusReport &r)
@@ -1301,7 +1311,7 @@ const Command kCommands[] = {
 	 std::string("usage: mltcpctl set k=v [k=v ...]\n"
 		     "Change runtime parameters without reloading.  The new set is validated as a\n"
 		     "whole; if it is invalid nothing changes.  Keys (1/1024: 1024 = 1.0):\n") +
-		 mltcp::ParamHelp<mltcp_params>("  ", false, "", 14)},
+		 mltcp::ParamHelp<mltcp_params>("  ", false)},
 	{"stats", cmd_stats,
 	 "usage: mltcpctl stats [--json | --prometheus] [--watch SECONDS]\n"
 	 "Per-flow MLTCP state: iterations (detected and hinted), bytes in the current\n"
