@@ -70,7 +70,7 @@
 	X(__u32, job_two_way, "0/1", 1, 0, 1,				\
 	  "1: no start drain for a connection whose job (BPF: the attached cgroup) received more than a quarter of what it had acked since the connection's previous transmit start (a ring all-reduce's one-way connections); 0: only the connection's own counters count") \
 	X(__u32, two_way_decrease, "0/1", 1, 0, 1,			\
-	  "1: an iteration that carries its peer's data as well (the start drain's two-way test) keeps at least its base's beta at a loss and grows with the two-way norm; 0: every iteration cuts down to beta/2")
+	  "1: an iteration that carries its peer's data as well (the start drain's two-way test) keeps at least its base's beta at a loss and grows with the two-way norm; 0: every iteration takes the whole scaled decrease (down to beta * decrease_floor / 1024)")
 
 /* DCQCN (Zhu et al., SIGCOMM 2015); defaults are the paper's 40 Gbit/s
  * settings (docs/design.md). */
