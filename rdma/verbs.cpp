@@ -128,6 +128,10 @@ std::string WcError(const ibv_wc &wc)
 		s += " (the peer stopped answering: process gone or link down)";
 	else if (wc.status == IBV_WC_WR_FLUSH_ERR)
 		s += " (QP in error state: the connection was torn down)";
+	else if (wc.status == IBV_WC_REM_OP_ERR || wc.status == IBV_WC_REM_INV_REQ_ERR)
+		/* soft-RoCE answers so when the peer's process died and its QP
+		 * was torn down while our sends were in flight */
+		s += " (the peer's QP could not complete it: process gone or its QP torn down)";
 	return s;
 }
 
