@@ -26,7 +26,7 @@ MLTCP_INLINE void mltcp_dcqcn_params_default(struct mltcp_dcqcn_params *p)
 
 /* MLTCP_DCQCN_PARAM_BAD_<field> in table order, then the rules between
  * fields. */
-#define MLTCP_PT_ERR(type, field, unit, def, lo, hi, help) MLTCP_DCQCN_PARAM_BAD_##field,
+#define MLTCP_PT_ERR(type, field, unit, def, lo, hi, scope, help) MLTCP_DCQCN_PARAM_BAD_##field,
 enum mltcp_dcqcn_param_error {
 	MLTCP_DCQCN_PARAM_OK = 0,
 	MLTCP_DCQCN_PARAMS_TABLE(MLTCP_PT_ERR)
@@ -39,7 +39,7 @@ enum mltcp_dcqcn_param_error {
 MLTCP_INLINE enum mltcp_dcqcn_param_error
 mltcp_dcqcn_params_validate(const struct mltcp_dcqcn_params *p)
 {
-#define MLTCP_PT_CHECK(type, field, unit, def, lo, hi, help)		\
+#define MLTCP_PT_CHECK(type, field, unit, def, lo, hi, scope, help)	\
 	if (!mltcp_pt_in_range(p->field, (lo), (hi)))			\
 		return MLTCP_DCQCN_PARAM_BAD_##field;
 	MLTCP_DCQCN_PARAMS_TABLE(MLTCP_PT_CHECK)

@@ -33,12 +33,30 @@ struct ParamSpec {
   const char* help;
   uint64_t def, min, max;
   size_t offset, size;  // of the field in its struct
+  unsigned scope;       // MLTCP_PS_*: the flows it acts on
 };
 
+// The flows of every scope: a tool that takes every row.
+inline constexpr unsigned kEveryScope = MLTCP_PS_RATE | MLTCP_PS_WINDOW | MLTCP_PS_JOB;
+
+// "window flows (Reno, CUBIC)": what a scope (one MLTCP_PS_* bit or several)
+// names in messages.
+inline std::string ScopeText(unsigned scope) {
+  std::string s;
+  auto add = [&](unsigned bit, const char* text) {
+    if (!(scope & bit)) return;
+    s += std::string(s.empty() ? "" : " and ") + text;
+  };
+  add(MLTCP_PS_WINDOW, "window flows (Reno, CUBIC)");
+  add(MLTCP_PS_RATE, "rate flows (DCQCN)");
+  add(MLTCP_PS_JOB, "jobs of several connections (the BPF datapath's attached cgroups)");
+  return s;
+}
+
 // Compile-time rows: mltcp::param_spec::slope.max, mltcp::dcqcn_spec::g_inv.def.
-#define MLTCP_OPT_SPEC(S, type, field, unit, def, lo, hi, help)         \
+#define MLTCP_OPT_SPEC(S, type, field, unit, def, lo, hi, scope, help)  \
   inline constexpr ParamSpec field{#field, unit, help, (def), (lo), (hi), \
-                                   offsetof(S, field), sizeof(type)};
+                                   offsetof(S, field), sizeof(type), (scope)};
 namespace param_spec {
 #define MLTCP_OPT_ROW(...) MLTCP_OPT_SPEC(mltcp_params, __VA_ARGS__)
 MLTCP_PARAMS_TABLE(MLTCP_OPT_ROW)
@@ -185,19 +203,36 @@ void Validate(const Raw& raw) {
   if (const char* why = ParamTable<Raw>::Check(raw)) throw std::invalid_argument(why);
 }
 
+// Option spelling of a row: "--dcqcn-g-inv".
+inline std::string OptionName(const std::string& prefix, const ParamSpec& s) {
+  std::string n = "--" + prefix + s.name;
+  for (auto& c : n)
+    if (c == '_') c = '-';
+  return n;
+}
+
 // Command-line option "--<prefix><name>=value" or "--<prefix><name> value",
 // with '-' or '_' in the name.  Returns false (and leaves i) if argv[i] is
 // not one of this table's options; on a match consumes its value (advancing
 // i past a separate one) and sets the field, throwing as SetParam does.
+// scope: the flows the tool drives (MLTCP_PS_*); a row that acts on none of
+// them is refused (std::invalid_argument naming what it acts on), not
+// ignored.
 template <class Raw>
-bool ParseParamOption(Raw& raw, const std::string& prefix, int argc, char* const* argv, int& i) {
+bool ParseParamOption(Raw& raw, const std::string& prefix, int argc, char* const* argv, int& i,
+                      unsigned scope = kEveryScope) {
   const std::string a = argv[i];
   const std::string dashes = "--" + prefix;
   if (a.compare(0, dashes.size(), dashes) != 0) return false;
   const auto eq = a.find('=');
   const std::string name = a.substr(dashes.size(), eq == std::string::npos ? std::string::npos
                                                                           : eq - dashes.size());
-  if (!FindParam<Raw>(name)) return false;
+  const ParamSpec* row = FindParam<Raw>(name);
+  if (!row) return false;
+  if (!(row->scope & scope))
+    throw std::invalid_argument(OptionName(prefix, *row) + " does not apply here: it acts on " +
+                                ScopeText(row->scope) + ", and this tool drives " +
+                                ScopeText(scope));
   std::string value;
   if (eq != std::string::npos) {
     value = a.substr(eq + 1);
@@ -215,28 +250,24 @@ bool ParseParamOption(Raw& raw, const std::string& prefix, int argc, char* const
 // (size() - 1 of them).
 template <class Raw>
 std::vector<char*> TakeParamOptions(Raw& raw, const std::string& prefix, int argc, char** argv,
-                                    int first) {
+                                    int first, unsigned scope = kEveryScope) {
   std::vector<char*> rest(argv, argv + first);
   for (int i = first; i < argc; i++)
-    if (!ParseParamOption(raw, prefix, argc, argv, i)) rest.push_back(argv[i]);
+    if (!ParseParamOption(raw, prefix, argc, argv, i, scope)) rest.push_back(argv[i]);
   rest.push_back(nullptr);
   return rest;
-}
-
-// Option spelling of a row: "--dcqcn-g-inv".
-inline std::string OptionName(const std::string& prefix, const ParamSpec& s) {
-  std::string n = "--" + prefix + s.name;
-  for (auto& c : n)
-    if (c == '_') c = '-';
-  return n;
 }
 
 // One line per row: "<indent><name> <help> (<unit>, <min>..<max>, default <def>)",
 // the names padded to the longest, so the help texts start in one column.
 // as_option set: the option spelling (--prefix-name N); else the bare name.
+// Only the rows that act on the flows of scope (MLTCP_PS_*).
 template <class Raw>
-std::string ParamHelp(const std::string& indent, bool as_option, const std::string& prefix = "") {
-  const auto& rows = ParamTable<Raw>::Rows();
+std::string ParamHelp(const std::string& indent, bool as_option, const std::string& prefix = "",
+                      unsigned scope = kEveryScope) {
+  std::vector<ParamSpec> rows;
+  for (const auto& r : ParamTable<Raw>::Rows())
+    if (r.scope & scope) rows.push_back(r);
   auto shown = [&](const ParamSpec& r) {
     return as_option ? OptionName(prefix, r) + " N" : std::string(r.name);
   };

@@ -25,7 +25,7 @@
  * code that needs one at compile time: MLTCP_DEF_<field>, MLTCP_MIN_<field>,
  * MLTCP_MAX_<field>.  All values fit an int.
  */
-#define MLTCP_PT_CONST(type, field, unit, def, lo, hi, help)		\
+#define MLTCP_PT_CONST(type, field, unit, def, lo, hi, scope, help)	\
 	MLTCP_DEF_##field = (def), MLTCP_MIN_##field = (lo), MLTCP_MAX_##field = (hi),
 enum mltcp_param_const { MLTCP_PARAMS_TABLE(MLTCP_PT_CONST) };
 #undef MLTCP_PT_CONST
@@ -78,7 +78,7 @@ MLTCP_INLINE void mltcp_params_default(struct mltcp_params *p)
  * range) in table order, then the rules between fields.
  * mltcp_params_reason() turns one into text.
  */
-#define MLTCP_PT_ERR(type, field, unit, def, lo, hi, help) MLTCP_PARAM_BAD_##field,
+#define MLTCP_PT_ERR(type, field, unit, def, lo, hi, scope, help) MLTCP_PARAM_BAD_##field,
 enum mltcp_param_error {
 	MLTCP_PARAM_OK = 0,
 	MLTCP_PARAMS_TABLE(MLTCP_PT_ERR)
@@ -90,7 +90,7 @@ enum mltcp_param_error {
 MLTCP_INLINE enum mltcp_param_error
 mltcp_params_validate(const struct mltcp_params *p)
 {
-#define MLTCP_PT_CHECK(type, field, unit, def, lo, hi, help)		\
+#define MLTCP_PT_CHECK(type, field, unit, def, lo, hi, scope, help)	\
 	if (!mltcp_pt_in_range(p->field, (lo), (hi)))			\
 		return MLTCP_PARAM_BAD_##field;
 	MLTCP_PARAMS_TABLE(MLTCP_PT_CHECK)

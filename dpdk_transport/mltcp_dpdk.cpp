@@ -49,6 +49,9 @@ constexpr uint64_t kDefaultByteCounter = 150000;
 constexpr uint64_t kDefaultSendQueue = 4ULL << 20;
 // A receiver accepts messages up to this size.
 constexpr uint64_t kMaxRecvMessage = 64ULL << 20;
+// Its flows are window flows (Reno, CUBIC) and DCQCN flows, without jobs:
+// the parameter rows it takes and lists.
+constexpr unsigned kParamScope = MLTCP_PS_WINDOW | MLTCP_PS_RATE;
 
 struct Options {
 	std::string cmd;
@@ -157,7 +160,7 @@ void Usage(FILE *f)
 		"      -m 256 -l 0 --file-prefix=tx --vdev=net_memif0,role=client,socket=/run/x.sock\n"
 		"MLTCP parameters of the mltcp modes (core/mltcp_param_table.h; --name N or --name=N):\n",
 		mltcp::CcNameList().c_str());
-	fputs(mltcp::ParamHelp<mltcp_params>("  ", true).c_str(), f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", kParamScope).c_str(), f);
 }
 
 uint64_t ParseU64(const char *opt, const char *v)
@@ -215,7 +218,7 @@ Options ParseArgs(int argc, char **argv)
 	// The core's parameters first; getopt_long sees the rest.
 	std::vector<char *> rest;
 	try {
-		rest = mltcp::TakeParamOptions(o.mltcp, "", dash, argv, 2);
+		rest = mltcp::TakeParamOptions(o.mltcp, "", dash, argv, 2, kParamScope);
 	} catch (const std::invalid_argument &e) {
 		Die(kExitUsage, e.what());
 	}

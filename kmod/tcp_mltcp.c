@@ -69,7 +69,7 @@ static DEFINE_MUTEX(mltcp_params_lock);
  * (enabled=2 was accepted in the VM test). */
 static void mltcp_param_assign(struct mltcp_params *p, const void *live, u32 v)
 {
-#define MLTCP_ASSIGN(type, field, unit, def, lo, hi, help)		\
+#define MLTCP_ASSIGN(type, field, unit, def, lo, hi, scope, help)	\
 	if (live == &mltcp_params.field)				\
 		p->field = v;
 	MLTCP_PARAMS_TABLE(MLTCP_ASSIGN)
@@ -119,11 +119,18 @@ static const struct kernel_param_ops mltcp_param_ops = {
 	.get = param_get_uint,
 };
 
+/* What modinfo adds to a row's description, by the row's scope: the module
+ * has no jobs of several connections, so the job rows do nothing here. */
+#define MLTCP_KMOD_NOTE_MLTCP_PS_GAIN	""
+#define MLTCP_KMOD_NOTE_MLTCP_PS_WINDOW	""
+#define MLTCP_KMOD_NOTE_MLTCP_PS_JOB	"; no effect in the module, which has no jobs"
+
 /* Every field is a u32: mltcp_param_set() parses and stores one. */
-#define MLTCP_MODULE_PARAM(type, field, unit, def, lo, hi, help)		\
+#define MLTCP_MODULE_PARAM(type, field, unit, def, lo, hi, scope, help)	\
 	static_assert(sizeof(((struct mltcp_params *)0)->field) == sizeof(u32)); \
 	module_param_cb(field, &mltcp_param_ops, &mltcp_params.field, 0644);	\
-	MODULE_PARM_DESC(field, MLTCP_PT_DESC(field, unit, def, lo, hi, help));
+	MODULE_PARM_DESC(field, MLTCP_PT_DESC(field, unit, def, lo, hi, help)	\
+			 MLTCP_KMOD_NOTE_##scope);
 MLTCP_PARAMS_TABLE(MLTCP_MODULE_PARAM)
 
 static const struct mltcp_params *mltcp_p(void)

@@ -658,7 +658,7 @@ void usage(FILE *f)
 	      "\n"
 	      "MLTCP parameters of mltcp_dcqcn (core/mltcp_param_table.h; --name N or --name=N):\n",
 	      f);
-	fputs(mltcp::ParamHelp<mltcp_params>("  ", true).c_str(), f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", MLTCP_PS_RATE).c_str(), f);
 	fputs("\n"
 	      "Exit status: 0 ok, 2 usage, 3 RDMA device or connection, 4 transfer failed\n"
 	      "(peer gone, checksum mismatch, timeout) or a wrong ICRC (icrc-check).\n",
@@ -708,7 +708,7 @@ Options parse(int argc, char **argv)
 	// The core's parameters first; getopt_long sees the rest.
 	std::vector<char *> rest;
 	try {
-		rest = mltcp::TakeParamOptions(o.mltcp, "", argc, argv, 2);
+		rest = mltcp::TakeParamOptions(o.mltcp, "", argc, argv, 2, MLTCP_PS_RATE);
 	} catch (const std::invalid_argument &e) {
 		fatal(kExitUsage, e.what());
 	}

@@ -17,6 +17,10 @@ namespace mltcp_sim {
 
 namespace {
 
+// The simulator's flows are window flows and DCQCN flows, without jobs: the
+// parameter rows it takes and lists.
+constexpr unsigned kParamScope = MLTCP_PS_WINDOW | MLTCP_PS_RATE;
+
 const char* kUsage =
     "usage: mltcp-sim [options]\n"
     "  N training jobs share a dumbbell bottleneck (or a leaf-spine) in ns-3;\n"
@@ -98,13 +102,13 @@ Options ParseOptions(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage << mltcp::ParamHelp<mltcp_params>("  ", true);
+      std::cout << kUsage << mltcp::ParamHelp<mltcp_params>("  ", true, "", kParamScope);
       std::exit(0);
     }
     if (a.rfind("--", 0) != 0)
       Fail("unexpected argument '" + a + "' (see --help)");
     try {
-      if (mltcp::ParseParamOption(o.mltcp, "", argc, argv, i))
+      if (mltcp::ParseParamOption(o.mltcp, "", argc, argv, i, kParamScope))
         continue;
     } catch (const std::invalid_argument& e) {
       Fail(e.what());

@@ -144,9 +144,10 @@ void usage(FILE *f)
 	      "  -h, --help            this text\n"
 	      "\n"
 	      "\n"
-	      "MLTCP parameters (core/mltcp_param_table.h; --name N or --name=N):\n",
+	      "MLTCP parameters that act on a DCQCN flow (core/mltcp_param_table.h;\n"
+	      "--name N or --name=N):\n",
 	      f);
-	fputs(mltcp::ParamHelp<mltcp_params>("  ", true).c_str(), f);
+	fputs(mltcp::ParamHelp<mltcp_params>("  ", true, "", MLTCP_PS_RATE).c_str(), f);
 	fputs("\n"
 	      "Exit status: 0 ok, 2 usage, 3 a device's files missing, unwritable or\n"
 	      "failing (the others kept running), 4 state file.\n",
@@ -244,7 +245,7 @@ Options parse(int argc, char **argv)
 	// sees the rest.
 	std::vector<char *> rest;
 	try {
-		rest = mltcp::TakeParamOptions(p, "", argc, argv, 1);
+		rest = mltcp::TakeParamOptions(p, "", argc, argv, 1, MLTCP_PS_RATE);
 	} catch (const std::invalid_argument &e) {
 		fatal(kExitUsage, e.what());
 	}

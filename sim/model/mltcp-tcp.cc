@@ -228,6 +228,7 @@ std::string AttributeName(const char* field) {
 template <typename Cc>
 TypeId AddMltcpAttributes(TypeId tid) {
   for (const auto& r : mltcp::ParamTable<mltcp_params>::Rows()) {
+    if (!(r.scope & MLTCP_PS_WINDOW)) continue;  // the job rows: ns-3 has no jobs
     const std::string help = std::string(r.help) + " (" + r.unit + ")";
     Ptr<const AttributeAccessor> acc(new MltcpParamAccessor<Cc>(r), false);
     if (r.min == 0 && r.max == 1)

@@ -264,6 +264,60 @@ TEST(ParamTable, OptionsAndHelp) {
   EXPECT_THROW(mltcp::SetParamKv(d, "g_inv"), std::invalid_argument);
 }
 
+// A tool takes and lists only the rows that act on its flows; a row that
+// would act on none of them is refused with what it acts on, not ignored.
+TEST(ParamTable, ScopeFiltersOptionsAndHelp) {
+  for (const auto& r : mltcp::ParamTable<mltcp_params>::Rows())
+    EXPECT_NE(r.scope & mltcp::kEveryScope, 0u) << r.name;
+  for (const auto& r : mltcp::ParamTable<mltcp_dcqcn_params>::Rows())
+    EXPECT_EQ(r.scope, MLTCP_PS_RATE) << r.name;
+  // The gain and the iteration tracking act on every flow, the window rules
+  // on window flows, the job rules on jobs.
+  EXPECT_EQ(mltcp::param_spec::slope.scope, MLTCP_PS_RATE | MLTCP_PS_WINDOW);
+  EXPECT_EQ(mltcp::param_spec::idle_min_us.scope, MLTCP_PS_RATE | MLTCP_PS_WINDOW);
+  EXPECT_EQ(mltcp::param_spec::tail_windows.scope, MLTCP_PS_WINDOW);
+  EXPECT_EQ(mltcp::param_spec::start_drain_windows.scope, MLTCP_PS_WINDOW);
+  EXPECT_EQ(mltcp::param_spec::job_gap.scope, MLTCP_PS_JOB);
+
+  const std::string rate_help = mltcp::ParamHelp<mltcp_params>("  ", true, "", MLTCP_PS_RATE);
+  EXPECT_NE(rate_help.find("--slope N"), std::string::npos) << rate_help;
+  EXPECT_NE(rate_help.find("--first-seed N"), std::string::npos) << rate_help;
+  EXPECT_EQ(rate_help.find("--tail-windows"), std::string::npos) << rate_help;
+  EXPECT_EQ(rate_help.find("--job-gap"), std::string::npos) << rate_help;
+  const std::string window_help =
+      mltcp::ParamHelp<mltcp_params>("  ", true, "", MLTCP_PS_WINDOW | MLTCP_PS_RATE);
+  EXPECT_NE(window_help.find("--tail-windows N"), std::string::npos) << window_help;
+  EXPECT_EQ(window_help.find("--job-two-way"), std::string::npos) << window_help;
+  const std::string all = mltcp::ParamHelp<mltcp_params>("  ", true);
+  EXPECT_NE(all.find("--job-two-way N"), std::string::npos) << all;
+
+  mltcp_params p = DefaultParams();
+  const char* args[] = {"tool", "--tail-windows", "4", "--slope=2048", "--job-gap", "0"};
+  char** argv = const_cast<char**>(args);
+  int i = 1;
+  try {
+    mltcp::ParseParamOption(p, "", 6, argv, i, MLTCP_PS_RATE);
+    ADD_FAILURE() << "--tail-windows taken by a tool of rate flows";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "--tail-windows does not apply here: it acts on window flows (Reno, CUBIC), "
+                 "and this tool drives rate flows (DCQCN)");
+  }
+  EXPECT_EQ(p.tail_windows, (uint32_t)MLTCP_DEF_tail_windows);  // nothing changed
+  EXPECT_EQ(i, 1);
+  i = 3;
+  EXPECT_TRUE(mltcp::ParseParamOption(p, "", 6, argv, i, MLTCP_PS_RATE));
+  EXPECT_EQ(p.slope, 2048u);
+  i = 4;
+  EXPECT_THROW(mltcp::ParseParamOption(p, "", 6, argv, i, MLTCP_PS_WINDOW | MLTCP_PS_RATE),
+               std::invalid_argument);
+  EXPECT_EQ(p.job_gap, (uint32_t)MLTCP_DEF_job_gap);
+  i = 4;
+  EXPECT_TRUE(mltcp::ParseParamOption(p, "", 6, argv, i));  // every scope: the BPF datapath
+  EXPECT_EQ(p.job_gap, 0u);
+  EXPECT_THROW(mltcp::TakeParamOptions(p, "", 6, argv, 1, MLTCP_PS_RATE), std::invalid_argument);
+}
+
 // The derived norms follow every change, whichever way the change comes.
 TEST(ParamTable, SettingARowRederivesTheNorms) {
   mltcp_params p = MLTCP_PARAMS_INIT;

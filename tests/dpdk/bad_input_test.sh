@@ -41,6 +41,8 @@ expect bad-dcqcn-byte-counter 2 "dcqcn-byte-counter must be in \[1024, " -- "$BI
 expect bad-dcqcn-g 2 "dcqcn-g-inv must be in \[2, 65536\]" -- "$BIN" emu --dcqcn-g-inv 1
 expect bad-gain-min 2 "gain_min must be in \[16, 1024\] 1/1024, got 2000" -- "$BIN" emu --gain-min 2000
 expect bad-idle-order 2 "idle_min_us must not exceed idle_max_us" -- "$BIN" emu --idle-min-us=60000
+expect job-param 2 "job-two-way does not apply here: it acts on jobs of several connections" -- \
+	"$BIN" emu --job-two-way 0
 expect bad-idle-restart 2 "idle-restart-ms must be in \[0, 60000\] ms" -- "$BIN" emu --idle-restart-ms 70000
 expect bad-msg-size 2 "msg-size must be in \[1, 2147483648\] bytes" -- "$BIN" send --msg-size 0
 expect small-send-queue 2 "send-queue must be at least the message size (1048576 bytes)" -- \

@@ -38,5 +38,18 @@ expect usage-msg-align 2 "multiple of 8" "$R" server --msg 100
 expect usage-icrc-no-pcap 2 "icrc-check needs --pcap" "$R" icrc-check
 expect icrc-missing-pcap 2 "No such file" "$R" icrc-check --pcap /nonexistent/x.pcap
 expect help 0 "Exit status" "$R" --help
+# Only the core's rows that act on a DCQCN flow: a window rule is refused.
+expect usage-window-param 2 "tail-windows does not apply here: it acts on window flows" \
+	"$R" client --host 1.2.3.4 --bytes 8 --control mltcp_dcqcn --tail-windows 4
+# (The help read whole first: under pipefail, grep -q leaving early can
+# fail the pipe with the writer's SIGPIPE.)
+help=$("$R" --help 2>&1)
+if grep -q -- "--tail-windows\|--start-drain-windows" <<<"$help"; then
+	echo "FAIL help-scope: --help lists window rules"; fails=$((fails + 1))
+elif ! grep -q -- "--slope N" <<<"$help"; then
+	echo "FAIL help-scope: --help lacks --slope"; fails=$((fails + 1))
+else
+	echo "PASS help-scope"
+fi
 [ $fails = 0 ] && echo "bad input: all passed"
 exit $((fails > 0))

@@ -177,6 +177,9 @@ out=$("$D" "${COMMON[@]}" --device x,colour=red 2>&1)
 # MLTCP parameters come from the core's table: name, range and unit.
 out=$("$D" "${COMMON[@]}" --device x --slope 99999 2>&1)
 [ $? = 2 ] && grep -q "slope must be in .0, 8192. 1/1024" <<<"$out" || { ok=0; echo "# $out"; }
+# ... only those that act on a DCQCN flow.
+out=$("$D" "${COMMON[@]}" --device x --normalize 0 2>&1)
+[ $? = 2 ] && grep -q -- "--normalize does not apply here: it acts on window flows" <<<"$out" || { ok=0; echo "# $out"; }
 [ $ok = 1 ] && pass usage-errors || fail usage-errors "see above"
 
 # --- refusals: nothing to write, nothing changed -------------------------------

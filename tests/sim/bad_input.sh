@@ -38,6 +38,7 @@ expect_error "unknown option '--frobnicate'" --frobnicate
 expect_error "slope must be in \\[0, 8192\\] 1/1024, got 9000" --slope 9000
 expect_error "idle_min_us must not exceed idle_max_us" --idle-min-us=60000
 expect_error "--no-scale-decrease takes no value" --no-scale-decrease=1
+expect_error "--job-gap does not apply here: it acts on jobs of several connections" --job-gap 0
 expect_error "--stop-when-done takes no value" --stop-when-done=yes
 expect_error "--topology: unknown 'torus'" --topology torus
 expect_error "--red-pmax" --cc dcqcn --red-pmax -0.5

@@ -58,6 +58,9 @@ ko=$(find "/lib/modules/$abi/updates/dkms" -name 'tcp_mltcp.ko*' | head -n 1)
 info=$(modinfo "$ko")
 grep -q '^alias: *tcp_mltcp_cubic' <<<"$info" || die "module lacks alias tcp_mltcp_cubic"
 grep -q "^vermagic: *$abi " <<<"$info" || die "vermagic is not $abi: $(modinfo -F vermagic "$ko")"
+# One parameter per row of the core's table; the job rows say they do nothing.
+grep -q '^parm: *cubic_norm_excess:CUBIC' <<<"$info" || die "module lacks parameter cubic_norm_excess"
+grep -q '^parm: *job_gap:.*no effect in the module' <<<"$info" || die "job_gap's description does not say it has no effect"
 status=$(dkms status -m tcp_mltcp)
 grep -q installed <<<"$status" || die "dkms status does not say installed: $status"
 cleanup
