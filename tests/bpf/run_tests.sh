@@ -922,6 +922,7 @@ test_badinput() {
 	expect_rc 1 "attach before load" "$CTL" attach --cgroup "$CG_A"
 	expect_rc 1 "unload when nothing is loaded" "$CTL" unload
 	expect_rc 1 "set before load" "$CTL" set slope=1024
+	expect_rc 2 "set slope=99999 before load: the range, not 'not loaded'" "$CTL" set slope=99999
 	expect_rc 1 "stats before load" "$CTL" stats
 	check "hint when MLTCP is not loaded -> ENOENT" lib_probe ENOENT cubic
 	check "status --json when nothing is loaded" status_json "s == {'default_cc': '$(cat /proc/sys/net/ipv4/tcp_congestion_control)', 'loaded': False}"

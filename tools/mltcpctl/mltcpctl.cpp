@@ -1058,6 +1058,12 @@ int cmd_set(const std::vector<std::string> &args)
 	if (args.empty())
 		fail(kUsage, "set needs key=value arguments (keys: %s)",
 		     mltcp::ParamNames<mltcp_params>().c_str());
+	// Names and ranges first, against the defaults: a typo or a value out
+	// of range is the error to report, loaded or not.  The rules between
+	// fields need the values in force (below).
+	mltcp_params syntax = MLTCP_PARAMS_INIT;
+	for (const auto &a : args)
+		apply_param(syntax, a);
 	need_root("mltcpctl set");
 	lock_host_state("set");
 	need_loaded();
