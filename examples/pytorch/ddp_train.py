@@ -24,8 +24,11 @@ to the address its hostname resolves to, 127.0.0.1 in a namespace.
 (job,iteration,bytes,start_us,comm_start_us,comm_end_us,end_us,rto,
 recoveries,tlp,undo,spurious_rto,window_repairs; iterations from 0, us from
 t0, bytes = what the rank's ring all-reduce sends per iteration, then the
-loss recoveries of the rank's network namespace during the phase and the
-window repairs on the rank's MLTCP sockets, tcp_counters.py).
+loss recoveries of the rank's network namespace and the window repairs on
+the rank's MLTCP sockets, tcp_counters.py, from the phase's start to the next
+phase's start: a rank's all-reduce returns once its last bytes are handed to
+the socket, so the loss of its last segments, and their recovery, come after
+its comm_end).
 --start-dir synchronises several jobs: the rank creates
 <dir>/ready-<job>-<rank> once set up and waits for <dir>/go (its content: t0
 in microseconds since the epoch, also the CSV's time origin).  Exit codes: 0 ok, 2 usage, 3 torch missing,
@@ -138,6 +141,18 @@ def wait_for_go(args, rank):
         time.sleep(min(0.01, left_us / 1e6))
 
 
+def loss_columns(phase_counters, i, final):
+    """Iteration i's CSV loss columns: the counters from its phase's start to
+    the next phase's start (final: after the last), "" where unknown."""
+    import tcp_counters  # noqa: E402  (next to this script)
+    started = phase_counters[i]
+    if started is None:
+        return ("",) * len(tcp_counters.COLUMNS)
+    ended = next((c for c in phase_counters[i + 1:] if c is not None), final)
+    losses = tcp_counters.delta(started, ended)
+    return tuple("" if losses[c] is None else losses[c] for c in tcp_counters.COLUMNS)
+
+
 def main():
     args = parse_args()
     torch.set_num_threads(1)  # two ranks of each job share this host's cores
@@ -170,7 +185,7 @@ def main():
     # the ratios): jobs launched together meet in their first iteration, as
     # they would in a cluster, and are not lined up again after it.
     t0 = wait_for_go(args, rank) if args.start_dir else now_us()
-    rows = []
+    rows, phase_counters = [], []
     for it in range(1, args.iterations + 1):
         if it == args.fail_at and rank == args.test_rank:
             raise RuntimeError("failing at iteration %d as asked (--fail-at)" % it)
@@ -183,16 +198,14 @@ def main():
         marks.pop("counters", None)
         loss.backward()
         comm_end = now_us()
-        started = marks.get("counters")   # None: no all-reduce ran (unknown)
-        losses = tcp_counters.delta(started, tcp_counters.read()) if started else \
-            dict.fromkeys(tcp_counters.COLUMNS)
         opt.step()
         opt.zero_grad()
         end = now_us()
         rows.append((args.job, it - 1, nbytes, start - t0, marks.get("comm_start", comm_end) - t0,
-                     comm_end - t0, end - t0) +
-                    tuple("" if losses[c] is None else losses[c] for c in tcp_counters.COLUMNS))
-    dist.barrier()
+                     comm_end - t0, end - t0))
+        phase_counters.append(marks.get("counters"))   # None: no all-reduce ran (unknown)
+    dist.barrier()   # every rank has received every byte: the last phase's losses are in
+    rows = [r + loss_columns(phase_counters, i, tcp_counters.read()) for i, r in enumerate(rows)]
     if args.csv:
         tmp = args.csv + ".tmp"
         with open(tmp, "w") as f:
