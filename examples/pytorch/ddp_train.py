@@ -205,7 +205,8 @@ def main():
                      comm_end - t0, end - t0))
         phase_counters.append(marks.get("counters"))   # None: no all-reduce ran (unknown)
     dist.barrier()   # every rank has received every byte: the last phase's losses are in
-    rows = [r + loss_columns(phase_counters, i, tcp_counters.read()) for i, r in enumerate(rows)]
+    final = tcp_counters.read()
+    rows = [r + loss_columns(phase_counters, i, final) for i, r in enumerate(rows)]
     if args.csv:
         tmp = args.csv + ".tmp"
         with open(tmp, "w") as f:
