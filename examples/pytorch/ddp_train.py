@@ -141,18 +141,6 @@ def wait_for_go(args, rank):
         time.sleep(min(0.01, left_us / 1e6))
 
 
-def loss_columns(phase_counters, i, final):
-    """Iteration i's CSV loss columns: the counters from its phase's start to
-    the next phase's start (final: after the last), "" where unknown."""
-    import tcp_counters  # noqa: E402  (next to this script)
-    started = phase_counters[i]
-    if started is None:
-        return ("",) * len(tcp_counters.COLUMNS)
-    ended = next((c for c in phase_counters[i + 1:] if c is not None), final)
-    losses = tcp_counters.delta(started, ended)
-    return tuple("" if losses[c] is None else losses[c] for c in tcp_counters.COLUMNS)
-
-
 def main():
     args = parse_args()
     torch.set_num_threads(1)  # two ranks of each job share this host's cores
@@ -206,7 +194,8 @@ def main():
         phase_counters.append(marks.get("counters"))   # None: no all-reduce ran (unknown)
     dist.barrier()   # every rank has received every byte: the last phase's losses are in
     final = tcp_counters.read()
-    rows = [r + loss_columns(phase_counters, i, final) for i, r in enumerate(rows)]
+    rows = [r + tcp_counters.iteration_cells(phase_counters, i, final)
+            for i, r in enumerate(rows)]
     if args.csv:
         tmp = args.csv + ".tmp"
         with open(tmp, "w") as f:

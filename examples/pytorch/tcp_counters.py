@@ -63,3 +63,16 @@ def delta(start, end):
     """end - start per column; None when either is unknown or it went back."""
     return {c: (end[c] - start[c] if start[c] is not None and end[c] is not None
                 and end[c] >= start[c] else None) for c in COLUMNS}
+
+
+def iteration_cells(phase_starts, i, final):
+    """Iteration i's CSV cells: the counters from its phase's start to the
+    next known phase start (final: read after the last phase), "" where
+    unknown.  phase_starts[i] is read() at iteration i's first all-reduce,
+    None if it had none."""
+    started = phase_starts[i]
+    if started is None:
+        return ("",) * len(COLUMNS)
+    ended = next((c for c in phase_starts[i + 1:] if c is not None), final)
+    losses = delta(started, ended)
+    return tuple("" if losses[c] is None else losses[c] for c in COLUMNS)
