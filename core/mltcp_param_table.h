@@ -47,7 +47,7 @@
  */
 #define MLTCP_PARAMS_TABLE(X)						\
 	X(__u32, enabled, "0/1", 1, 0, 1, MLTCP_PS_GAIN,		\
-	  "1: scale growth by F; 0: every flow gets the neutral gain")	\
+	  "1: scale window growth (DCQCN: the rate increase steps) by F; 0: every flow gets the neutral gain") \
 	X(__u32, slope, "1/1024", 1536, 0, 8192, MLTCP_PS_GAIN,		\
 	  "F slope over bytes_ratio")					\
 	X(__u32, intercept, "1/1024", 256, 16, 4096, MLTCP_PS_GAIN,	\
