@@ -88,6 +88,7 @@ METRICS = os.environ.get("MLTCP_METRICS",
                          os.path.join(ROOT, "build", "cmake", "workload", "mltcp-metrics"))
 START_LEAD_S = 1.0          # connections are set up before the common start
 BIN_US = 10000              # receiver throughput bins
+BULK_ALONE_S = 3            # the bulk flow alone, for its isolated rate (bulk_alone)
 
 CPU_BUSY_LIMIT = 0.90       # busiest CPU's busy fraction over a run: above, CPU-bound
 
@@ -836,21 +837,23 @@ def round_robin(keys, reps, run_one):
 
 
 def bulk_alone(args, outdir, cc):
-    """The bulk flow alone with `cc` for 3 s, --iso-reps times: the median
-    rate in bytes/s after its first 0.5 s, the reference of bulk_share().
-    The run of median rate becomes isolated_dir(); one run was not enough:
-    a single retransmission timeout in it took a tenth off the rate and
-    flattered every bulk share of that cc by as much."""
+    """The bulk flow alone with `cc` for BULK_ALONE_S, --iso-reps times: the
+    median rate in bytes/s over the 10 ms bins from 0.5 s to its end, the
+    reference of bulk_share().  The run of median rate becomes
+    isolated_dir().  One run was not enough, nor were bins past the end: a
+    run whose flow stalled 190 ms at its start was received until 3.3 s,
+    and its 32 empty bins after 3 s took a tenth off its rate (flattering
+    every bulk share of that cc by as much)."""
     runs = []
     saved = args.bulk_seconds
-    args.bulk_seconds = 3
+    args.bulk_seconds = BULK_ALONE_S
     try:
         for rep in range(1, args.iso_reps + 1):
             rundir = "%s.run%d" % (isolated_dir(outdir, "bulk", cc), rep)
             run_jobs(args, rundir, [("bulk", "bulk")], cc, 1)
             bins = [b for t, b in read_bins(os.path.join(rundir, "rx-bulk.csv"))
-                    if t >= 500000]
-            runs.append((sum(bins[:-1]) / (max(1, len(bins) - 1) * BIN_US / 1e6), rundir))
+                    if t >= 500000 and t + BIN_US <= BULK_ALONE_S * 1e6]
+            runs.append((sum(bins) / (max(1, len(bins)) * BIN_US / 1e6), rundir))
     finally:
         args.bulk_seconds = saved
     rate, chosen = sorted(runs)[(len(runs) - 1) // 2]
