@@ -4,7 +4,8 @@
 #                           ring) and bad input, testbed up/down (ctest label
 #                           emu; ~10 s)
 #   make bench-interleave   mixes x congestion controls x repetitions on the
-#                           namespace testbed (~20 min with the defaults);
+#                           namespace testbed (~40 min with the defaults,
+#                           55 min with REPS=5);
 #                           REPS, MIXES, CCS, ITERATIONS, MLTCP_PARAMS
 #                           (e.g. "slope=2048 intercept=256") select the runs;
 #                           HINTS=1: mltcp jobs announce iterations (libmltcp).
