@@ -836,15 +836,26 @@ def round_robin(keys, reps, run_one):
     return results
 
 
+def keep_median_run(runs, rundir):
+    """runs: [(value, run directory, ...)] of one profile and cc alone; the
+    run of median value (the lower one of an even count) is moved to
+    `rundir` (isolated_dir()), the others stay beside it as <dir>.runK.
+    Returns that run's tuple."""
+    chosen = sorted(runs, key=lambda r: r[0])[(len(runs) - 1) // 2]
+    shutil.rmtree(rundir, ignore_errors=True)    # an earlier session's, same --out
+    os.rename(chosen[1], rundir)
+    return chosen
+
+
 def bulk_alone(args, outdir, cc):
     """The bulk flow alone with `cc` for BULK_ALONE_S, --iso-reps times: the
     median rate in bytes/s over the 10 ms bins from 0.5 s to its end, the
-    reference of bulk_share().  The run of median rate becomes
-    isolated_dir().  Bins past the end counted once: a run whose flow
-    stalled 190 ms at its start was received until 3.3 s, and its 32 empty
-    bins after 3 s took 7% off its rate, flattering every bulk share of
-    that cc by as much.  A stall inside the 2.5 s still costs a run up to
-    a tenth (174.9 against 190-191 Mbit/s), hence the median."""
+    reference of bulk_share(), its run kept by keep_median_run().  Bins
+    past the end counted once: a run whose flow stalled 190 ms at its start
+    was received until 3.3 s, and its 32 empty bins after 3 s took 7% off
+    its rate, flattering every bulk share of that cc by as much.  A stall
+    inside the 2.5 s still costs a run up to a tenth (174.9 against 190-191
+    Mbit/s), hence the median."""
     runs = []
     saved = args.bulk_seconds
     args.bulk_seconds = BULK_ALONE_S
@@ -857,10 +868,7 @@ def bulk_alone(args, outdir, cc):
             runs.append((sum(bins) / (max(1, len(bins)) * BIN_US / 1e6), rundir))
     finally:
         args.bulk_seconds = saved
-    rate, chosen = sorted(runs)[(len(runs) - 1) // 2]
-    rundir = isolated_dir(outdir, "bulk", cc)
-    shutil.rmtree(rundir, ignore_errors=True)    # an earlier session's, same --out
-    os.rename(chosen, rundir)
+    rate = keep_median_run(runs, isolated_dir(outdir, "bulk", cc))[0]
     log("isolated %-10s %-12s %.1f Mbit/s%s" % (
         "bulk", cc, rate * 8e-6, "" if len(runs) == 1 else " (median of %d runs: %s)" % (
             len(runs), ", ".join("%.1f" % (r * 8e-6) for r, _ in runs))))
@@ -873,8 +881,7 @@ def measure_isolated(args, pairs, outdir):
     (period us, communication phase us)}, medians after the warm-up
     (period_lines).
     A job profile runs alone --iso-reps times (round_robin); its baseline
-    is the run of median mean, whose directory becomes
-    isolated_dir() (the others stay beside it as <dir>.runK).  One run alone
+    is the run of median mean (keep_median_run).  One run alone
     is 7 measured iterations: a single 200 ms stall in it moved every ratio
     of its profile and cc by 10-20%."""
     iso, bulk_rate, phases = {}, {}, {}
@@ -896,11 +903,8 @@ def measure_isolated(args, pairs, outdir):
     runs = round_robin(jobs, args.iso_reps, solo_run)
     for prof, cc in jobs:
         means = [r[0] for r in runs[(prof, cc)]]
-        by_mean = sorted(runs[(prof, cc)], key=lambda r: r[0])
-        mean_us, chosen, solo = by_mean[(len(by_mean) - 1) // 2]
         rundir = isolated_dir(outdir, prof, cc)
-        shutil.rmtree(rundir, ignore_errors=True)    # an earlier session's, same --out
-        os.rename(chosen, rundir)
+        mean_us, _, solo = keep_median_run(runs[(prof, cc)], rundir)
         iso[(prof, cc)] = mean_us
         rows = read_csv(os.path.join(rundir, "solo.csv"))[args.warmup:]
         if rows:
